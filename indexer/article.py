@@ -1,0 +1,133 @@
+"""The article record: what users give us, validated once at the edge."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Mapping
+
+from .errors import InvalidArticle
+from .urls import canonical_url
+
+# Characters that never occur in text: NUL and C0 controls other than tab/newline/CR.
+# A body with many of them is a binary blob that slipped through (an image, a gzip stream).
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
+BINARY_CONTROL_RATIO = 0.01
+
+KNOWN_FIELDS = ("id", "url", "title", "content", "source", "publish_time")
+
+
+@dataclass(frozen=True)
+class Article:
+    """One crawled article. ``content`` is kept exactly as given (text or HTML)."""
+
+    id: str
+    title: str
+    content: str
+    url: str = ""
+    source: str = ""
+    publish_time: datetime | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    id_given: bool = True  # False when the id was derived from the URL or text
+
+    @property
+    def canonical_url(self) -> str:
+        return canonical_url(self.url)
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "url": self.url,
+            "source": self.source,
+            "title": self.title,
+            "content": self.content,
+            "publish_time": self.publish_time.isoformat() if self.publish_time else None,
+        }
+
+
+def parse_time(value: Any, default_tz: timezone = timezone(timedelta(hours=8))) -> datetime | None:
+    """ISO 8601 text (``2021-04-05T09:12:00+08:00``, ``2021-04-05 09:12``, ``2021-04-05``) or a
+    Unix timestamp in seconds. Naive times are taken in ``default_tz`` (China Standard Time by
+    default, as most Chinese sites publish local times)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"not a time: {value!r}")
+    if isinstance(value, (int, float)):
+        return datetime.fromtimestamp(float(value), tz=timezone.utc)
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, str):
+        text = value.strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        try:
+            dt = datetime.fromisoformat(text)
+        except ValueError:
+            raise ValueError(f"not an ISO 8601 time: {value!r}") from None
+    else:
+        raise ValueError(f"not a time: {value!r}")
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=default_tz)
+    return dt
+
+
+def _text_field(record: Mapping[str, Any], name: str, where: str | None) -> str:
+    value = record.get(name)
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and name in ("id", "source"):
+        return str(value)
+    if not isinstance(value, str):
+        raise InvalidArticle(f"field {name!r} must be a string, got {type(value).__name__}", where)
+    return value
+
+
+def _looks_binary(text: str) -> bool:
+    if not text:
+        return False
+    sample = text[:65536]
+    bad = len(_CONTROL_CHARS.findall(sample))
+    return "\x00" in sample or bad > BINARY_CONTROL_RATIO * len(sample)
+
+
+def article_id_for(url: str, title: str, content: str) -> str:
+    """Stable id when the record has none: the canonical URL, else the text itself."""
+    canon = canonical_url(url)
+    basis = ("url:" + canon) if canon else ("text:" + title + "\x1f" + content)
+    return hashlib.sha1(basis.encode("utf-8")).hexdigest()[:20]
+
+
+def article_from_record(
+    record: Any, where: str | None = None, default_tz: timezone = timezone(timedelta(hours=8))
+) -> Article:
+    """Validate one input record. Raises InvalidArticle naming ``where`` and the reason."""
+    if not isinstance(record, Mapping):
+        raise InvalidArticle(f"record must be a JSON object, got {type(record).__name__}", where)
+    title = _text_field(record, "title", where)
+    content = _text_field(record, "content", where)
+    url = _text_field(record, "url", where).strip()
+    source = _text_field(record, "source", where).strip()
+    given_id = _text_field(record, "id", where).strip()
+    if not title.strip() and not content.strip():
+        raise InvalidArticle("neither title nor content", where)
+    for name, text in (("title", title), ("content", content)):
+        if _looks_binary(text):
+            raise InvalidArticle(f"field {name!r} holds binary data, not text", where)
+    try:
+        published = parse_time(record.get("publish_time"), default_tz)
+    except ValueError as exc:
+        raise InvalidArticle(f"field 'publish_time': {exc}", where) from None
+    extra = {k: v for k, v in record.items() if k not in KNOWN_FIELDS}
+    return Article(
+        id=given_id or article_id_for(url, title, content),
+        title=title,
+        content=content,
+        url=url,
+        source=source,
+        publish_time=published,
+        extra=extra,
+        id_given=bool(given_id),
+    )

@@ -1,0 +1,156 @@
+"""Pairwise evidence and the duplicate rules. Pure functions: no store, no model.
+
+The pipeline gathers candidates from the three store questions, computes ``PairEvidence`` for each
+(new article, candidate) pair and asks ``judge`` whether it is a duplicate and why:
+
+* **exact**     the content keys (MD5 of the cleaned body, or title+body for very short bodies) are equal;
+* **near**      SimHash Hamming distance within the length-dependent limit, or the shorter text's
+                shingles are contained in the longer one (a trimmed repost);
+* **semantic**  embedding cosine above the threshold, with enough shared informative words.
+
+Near and semantic matches are refused when the two texts differ in a way that makes them different
+news although they read alike: a *templated report* (stock moves, weather warnings, prices, lottery
+draws) where the differences are numbers or names substituted into the same sentence frame.
+The same title over a different body is never a match by itself: titles only count through the
+body-weighted features.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from enum import Enum
+from functools import lru_cache
+
+import rjieba
+
+from .cleaning import exact_form
+from .features.simhash import hamming
+from .settings import DecisionSettings, SimhashSettings
+
+
+class Reason(str, Enum):
+    EXACT = "exact"
+    NEAR = "near"
+    SEMANTIC = "semantic"
+
+
+SHINGLE = 4  # characters per shingle for containment
+_NUMBER = re.compile(r"\d+(?:[.,:：/]\d+)*%?|[零〇一二两三四五六七八九十百千万亿]+(?=[年月日号时点分秒元角股只家名人起例个位%])")
+_NOUNISH = {"n", "nr", "ns", "nt", "nz", "nrt", "nrfg", "eng", "m", "x", "t", "j"}
+# Words that change the meaning of a templated report when swapped for a word of another class
+# (涨 for 跌, 黄色 for 橙色); words of one class are rewordings of each other (涨 / 上涨).
+_POLARITY_CLASSES = {
+    "rise": "上涨 涨 大涨 涨停 升 上升 增长 增加 走高 收涨 高开 增持 盈利 买入 攀升 飙升 反弹",
+    "fall": "下跌 跌 大跌 跌停 降 下降 下滑 减少 走低 收跌 低开 减持 亏损 卖出 回落 暴跌",
+    "red": "红色", "orange": "橙色", "yellow": "黄色", "blue": "蓝色", "white": "白色", "green": "绿色", "black": "黑色",
+    "level1": "一级 i级", "level2": "二级 ii级", "level3": "三级 iii级", "level4": "四级 iv级",
+    "sunny": "晴 晴天 晴朗", "cloudy": "多云 阴 阴天", "rain": "雨 小雨 中雨 大雨 暴雨 大暴雨 雷阵雨 阵雨",
+    "snow": "雪 小雪 中雪 大雪 暴雪", "typhoon": "台风", "heat": "高温", "cold": "寒潮 低温 降温",
+    "wind": "大风", "thunder": "雷电", "hail": "冰雹", "fog": "大雾 雾", "haze": "霾 雾霾",
+    "male": "男 男子 男性", "female": "女 女子 女性",
+    "win": "胜 赢 获胜 夺冠 晋级", "lose": "负 输 落败 出局 淘汰", "draw": "平 战平 平局",
+    "approve": "批准 通过 支持 同意", "reject": "否决 反对 驳回 拒绝",
+    "start": "开业 发布 启动 开通 恢复", "stop": "停业 解除 取消 暂停 关闭 终止",
+}
+_POLARITY = {word: cls for cls, words in _POLARITY_CLASSES.items() for word in words.split()}
+
+
+@dataclass(frozen=True)
+class PairEvidence:
+    exact: bool
+    hamming: int
+    short: bool
+    containment: float
+    cosine: float | None
+    lexical: float
+    template: str | None  # why the pair looks like a templated report, or None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    reason: Reason
+    score: float
+
+
+def shingles(text: str, size: int = SHINGLE) -> frozenset[str]:
+    compact = exact_form(text)
+    if len(compact) <= size:
+        return frozenset([compact]) if compact else frozenset()
+    return frozenset(compact[i : i + size] for i in range(len(compact) - size + 1))
+
+
+def containment(a: frozenset[str], b: frozenset[str]) -> float:
+    """Share of the smaller set found in the larger: 1.0 when one text is a trimmed copy of the other."""
+    if not a or not b:
+        return 0.0
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    return len(small & large) / len(small)
+
+
+def weighted_overlap(a: dict[str, float], b: dict[str, float]) -> float:
+    """Weighted Jaccard of token weights (min over max): shared informative words."""
+    if not a or not b:
+        return 0.0
+    keys = a.keys() | b.keys()
+    num = sum(min(a.get(k, 0.0), b.get(k, 0.0)) for k in keys)
+    den = sum(max(a.get(k, 0.0), b.get(k, 0.0)) for k in keys)
+    return num / den if den else 0.0
+
+
+@lru_cache(maxsize=4096)
+def _tagged(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple((w, f) for w, f in rjieba.tag(text[:3000]) if w.strip())
+
+
+def _slot_kind(words: list[tuple[str, str]]) -> str | None:
+    """What a substituted segment is: a number, a name/noun, a polarity word, or nothing templated."""
+    text = "".join(w for w, _ in words)
+    if _NUMBER.search(text):
+        return "number"
+    classes = sorted({_POLARITY[w] for w, _ in words if w in _POLARITY})
+    if classes:
+        return "polarity:" + "+".join(classes)
+    if any(f in _NOUNISH and len(w) >= 2 and not _NUMBER.fullmatch(w) for w, f in words):
+        return "name"
+    return None
+
+
+def template_difference(a: str, b: str, max_segment: int = 4) -> str | None:
+    """If ``a`` and ``b`` are the same sentence frame with slots filled differently (a number for a
+    number, a name for a name, 涨 for 跌), describe the first such substitution; else None.
+
+    Insertions and deletions (trimming, added boilerplate) are not substitutions, and a substitution
+    of a number by a non-number (``12日`` -> ``明日``) is a rewording, so neither counts."""
+    ta, tb = _tagged(a), _tagged(b)
+    matcher = SequenceMatcher(None, [w for w, _ in ta], [w for w, _ in tb], autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "replace" or (i2 - i1) > max_segment or (j2 - j1) > max_segment:
+            continue
+        left, right = list(ta[i1:i2]), list(tb[j1:j2])
+        kind_left, kind_right = _slot_kind(left), _slot_kind(right)
+        if kind_left and kind_right and kind_left.split(":")[0] == kind_right.split(":")[0] and (
+            kind_left != kind_right or not kind_left.startswith("polarity")
+        ):
+            return f"{kind_left.split(':')[0]} differs: {''.join(w for w, _ in left)!r} vs {''.join(w for w, _ in right)!r}"
+    return None
+
+
+def near_limit(short: bool, simhash: SimhashSettings) -> int:
+    return simhash.max_distance_short if short else simhash.max_distance
+
+
+def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings) -> Verdict | None:
+    """The rules, in order of strength. Returns None when the pair is not a duplicate."""
+    if ev.exact:
+        return Verdict(Reason.EXACT, 1.0)
+    if ev.template and decision.template_guard:
+        return None
+    if ev.hamming <= near_limit(ev.short, simhash):
+        return Verdict(Reason.NEAR, round(1.0 - ev.hamming / 64.0, 4))
+    if ev.containment >= decision.near_containment:
+        return Verdict(Reason.NEAR, round(ev.containment, 4))
+    if ev.cosine is not None and ev.cosine >= decision.semantic_threshold and ev.lexical >= decision.semantic_lexical_min:
+        return Verdict(Reason.SEMANTIC, round(ev.cosine, 4))
+    return None

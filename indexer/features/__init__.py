@@ -1,0 +1,79 @@
+"""Article features: cleaned text, exact keys, SimHash with bands, shingles, embedding."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..article import Article
+from ..cleaning import clean_body, clean_title
+from ..settings import Settings
+from .embedding import Embedder
+from .exact import content_key, md5_hex
+from .simhash import band_keys, simhash
+from .tokenize import weighted_tokens
+
+# Cleaning reads at most this many raw characters per feature character wanted: HTML markup
+# outweighs its visible text, but a multi-megabyte body must not cost seconds per article.
+RAW_PER_FEATURE_CHAR = 8
+
+
+@dataclass
+class TextFeatures:
+    """Everything computed from the text alone (no model)."""
+
+    clean_title: str
+    clean_body: str
+    title_md5: str
+    body_md5: str
+    content_key: str
+    weights: dict[str, float]
+    simhash: int
+    bands: tuple[int, ...]
+    token_count: int
+
+
+def text_features(title: str, body: str, settings: Settings, *, cleaned: bool = False) -> TextFeatures:
+    """Features of one article's text. ``cleaned`` skips cleaning (text already from a store)."""
+    limit = settings.input.feature_max_chars
+    if cleaned:
+        ctitle, cbody = title, body[:limit]
+    else:
+        ctitle = clean_title(title[:2000])
+        cbody = clean_body(body[: limit * RAW_PER_FEATURE_CHAR])[:limit]
+    weights = weighted_tokens(ctitle, cbody)
+    fingerprint = simhash(weights)
+    return TextFeatures(
+        clean_title=ctitle,
+        clean_body=cbody,
+        title_md5=md5_hex(ctitle),
+        body_md5=md5_hex(cbody),
+        content_key=content_key(ctitle, cbody),
+        weights=weights,
+        simhash=fingerprint,
+        bands=band_keys(fingerprint, settings.simhash.bands),
+        token_count=len(weights),
+    )
+
+
+def embedding_text(clean_title_: str, clean_body_: str, max_chars: int) -> str:
+    return (clean_title_ + "\n" + clean_body_)[:max_chars]
+
+
+class Featurizer:
+    """Computes features for batches of articles; the embedding model runs once per batch."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None):
+        self.settings = settings
+        self.embedder = embedder
+
+    def text(self, article: Article) -> TextFeatures:
+        return text_features(article.title, article.content, self.settings)
+
+    def embed(self, features: Sequence[TextFeatures]) -> list[np.ndarray | None]:
+        if self.embedder is None or not features:
+            return [None] * len(features)
+        texts = [embedding_text(f.clean_title, f.clean_body, self.settings.embedding.max_chars) for f in features]
+        return list(self.embedder.encode(texts))

@@ -1,0 +1,351 @@
+"""The indexer: featurise a batch, ask the store the three questions, decide, write.
+
+It only orchestrates: text rules live in ``cleaning`` and ``features``, the duplicate rules in
+``decision``, storage behind the ``Store`` protocol. Both stores therefore make the same decisions.
+
+Within a batch, articles are decided in input order and each one also sees the articles decided
+before it in the same batch (they are not in the store yet), so two copies arriving together
+still end up in one cluster with exactly one canonical article.
+
+Chain drift (A~B, B~C, C~D merging unrelated A and D) is guarded by the cluster's canonical
+article: a near or semantic match joins the matched article's cluster only if the new article is
+also close to that cluster's canonical article (a match by the same rules, or an embedding cosine
+of at least ``decision.cluster_threshold`` without a templated difference). Every member of a
+cluster is thus within one hop of its canonical article, never a chain of hops away.
+Exact copies always join: equality is transitive.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from enum import Enum
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .article import Article, article_from_record
+from .cleaning import exact_form
+from .decision import PairEvidence, Reason, Verdict, containment, judge, shingles, template_difference, weighted_overlap
+from .errors import InvalidArticle
+from .features import Featurizer, TextFeatures, text_features
+from .features.embedding import create_embedder
+from .features.exact import MIN_BODY_CHARS_FOR_KEY
+from .features.simhash import hamming
+from .settings import Settings
+from .store import BandQuery, KnnQuery, Store, StoredArticle, TimeWindow, open_store
+
+log = logging.getLogger(__name__)
+
+_REASON_RANK = {Reason.EXACT: 3, Reason.NEAR: 2, Reason.SEMANTIC: 1}
+# Lexical overlap above which two texts share a frame closely enough for the template check.
+TEMPLATE_CHECK_OVERLAP = 0.45
+
+
+class Decision(str, Enum):
+    NEW = "new"
+    DUPLICATE = "duplicate"
+    ALREADY_INDEXED = "already_indexed"
+    REJECTED = "rejected"
+
+
+@dataclass
+class IndexOutcome:
+    article_id: str | None
+    decision: Decision
+    cluster_id: str | None = None
+    dup_of: str | None = None
+    reason: str | None = None
+    score: float | None = None
+    error: str | None = None
+    where: str | None = None
+
+
+@dataclass
+class _Side:
+    """One side of a comparison: text features, shingles, vector, publish time."""
+
+    id: str
+    text: TextFeatures
+    shingles: frozenset[str]
+    vector: np.ndarray | None
+    publish_time: datetime | None
+
+
+@dataclass
+class Candidate:
+    article: StoredArticle
+    evidence: PairEvidence
+    verdict: Verdict | None
+
+
+@dataclass
+class BatchSummary:
+    counts: Counter = field(default_factory=Counter)
+
+    def add(self, outcome: IndexOutcome) -> None:
+        self.counts[outcome.decision.value] += 1
+        if outcome.decision is Decision.DUPLICATE and outcome.reason:
+            self.counts[f"duplicate/{outcome.reason}"] += 1
+
+
+def _shingle_text(tf: TextFeatures) -> str:
+    if len(exact_form(tf.clean_body)) >= MIN_BODY_CHARS_FOR_KEY:
+        return tf.clean_body
+    return tf.clean_title + "\n" + tf.clean_body
+
+
+def compare_sides(a: _Side, b: _Side, settings: Settings) -> PairEvidence:
+    """Evidence for one pair. The template check runs only where the texts share a frame."""
+    short = min(a.text.token_count, b.text.token_count) < settings.simhash.short_tokens
+    dist = hamming(a.text.simhash, b.text.simhash)
+    cont = containment(a.shingles, b.shingles)
+    lexical = weighted_overlap(a.text.weights, b.text.weights)
+    cosine = float(np.dot(a.vector, b.vector)) if a.vector is not None and b.vector is not None else None
+    exact = a.text.content_key == b.text.content_key
+    template = None
+    if not exact and settings.decision.template_guard and (
+        dist <= settings.simhash.max_distance or cont >= 0.5 or lexical >= TEMPLATE_CHECK_OVERLAP
+    ):
+        template = template_difference(
+            a.text.clean_title + "。" + _shingle_text(a.text), b.text.clean_title + "。" + _shingle_text(b.text)
+        )
+    return PairEvidence(exact=exact, hamming=dist, short=short, containment=cont, cosine=cosine, lexical=lexical, template=template)
+
+
+class Indexer:
+    """Decides duplicate-or-new for batches of articles and writes them to a store."""
+
+    def __init__(self, settings: Settings, store: Store, featurizer: Featurizer):
+        self.settings = settings
+        self.store = store
+        self.featurizer = featurizer
+        self._side_cache: dict[str, _Side] = {}
+
+    @classmethod
+    def open(cls, settings: Settings) -> "Indexer":
+        embedder = create_embedder(settings.embedding.model, settings.embedding.device)
+        dims = embedder.dims if embedder is not None else None
+        store = open_store(settings, vector_dims=dims, embedding_model=settings.embedding.model)
+        return cls(settings, store, Featurizer(settings, embedder))
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Indexer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---- public API ----------------------------------------------------------------------------
+    def index_many(
+        self, records: Iterable[Mapping | Article], where: Sequence[str | None] | None = None
+    ) -> list[IndexOutcome]:
+        """Validate, decide and write. One outcome per record, in order; invalid records are
+        REJECTED with the reason, the others are written before this returns."""
+        outcomes: list[IndexOutcome | None] = []
+        valid: list[tuple[int, Article]] = []
+        for i, record in enumerate(records):
+            loc = where[i] if where is not None else None
+            try:
+                article = record if isinstance(record, Article) else article_from_record(record, loc, self.settings.default_tz)
+            except InvalidArticle as exc:
+                rid = record.get("id") if isinstance(record, Mapping) else None
+                outcomes.append(IndexOutcome(str(rid) if rid is not None else None, Decision.REJECTED, error=exc.reason, where=loc))
+                continue
+            outcomes.append(None)
+            valid.append((i, article))
+        size = self.settings.input.batch_size
+        for start in range(0, len(valid), size):
+            chunk = valid[start : start + size]
+            for (i, _), outcome in zip(chunk, self._index_batch([a for _, a in chunk])):
+                outcome.where = where[i] if where is not None else None
+                outcomes[i] = outcome
+        return outcomes  # type: ignore[return-value]
+
+    def compare(self, a: Mapping | Article, b: Mapping | Article) -> tuple[PairEvidence, Verdict | None]:
+        """The ingest rules applied to one pair, ignoring time windows and clusters."""
+        arts = [x if isinstance(x, Article) else article_from_record(x, name, self.settings.default_tz) for x, name in ((a, "a"), (b, "b"))]
+        texts = [self.featurizer.text(x) for x in arts]
+        vectors = self.featurizer.embed(texts)
+        sides = [_Side(x.id, t, shingles(_shingle_text(t)), v, x.publish_time) for x, t, v in zip(arts, texts, vectors)]
+        evidence = compare_sides(sides[0], sides[1], self.settings)
+        return evidence, judge(evidence, self.settings.decision, self.settings.simhash)
+
+    def explain(self, article_id: str, limit: int = 5) -> dict:
+        """Why a stored article is, or is not, a duplicate: its decision, and the evidence against
+        its match, its cluster's canonical article and the nearest other candidates."""
+        stored = self.store.get_many([article_id]).get(article_id)
+        if stored is None:
+            raise KeyError(article_id)
+        side = self._side_for(stored)
+        candidates = self._gather([side], [self._window(stored.publish_time)], exclude=[stored.id])[0]
+        wanted = [x for x in (stored.dup_of, stored.cluster_id) if x and x != stored.id]
+        extra = self.store.get_many(wanted)
+        pool = {c.id: c for c in candidates}
+        pool.update(extra)
+        rows = []
+        for cand in pool.values():
+            ev = compare_sides(side, self._side_for(cand), self.settings)
+            verdict = judge(ev, self.settings.decision, self.settings.simhash)
+            rows.append({
+                "id": cand.id, "title": cand.title, "cluster_id": cand.cluster_id,
+                "role": "dup_of" if cand.id == stored.dup_of else ("canonical" if cand.id == stored.cluster_id else "candidate"),
+                "verdict": verdict.reason.value if verdict else None, "score": verdict.score if verdict else None,
+                "evidence": ev.__dict__,
+            })
+        rows.sort(key=lambda r: (r["role"] == "candidate", -(r["score"] or 0), -(r["evidence"]["cosine"] or 0)))
+        return {"article": stored.export_record(), "comparisons": rows[: max(limit, len(wanted))]}
+
+    # ---- batch decision ------------------------------------------------------------------------------
+    def _window(self, when: datetime | None) -> TimeWindow:
+        days = self.settings.decision.time_window_days
+        if when is None or days <= 0:
+            return TimeWindow()
+        span = timedelta(days=days)
+        return TimeWindow(when - span, when + span)
+
+    def _side_for(self, stored: StoredArticle) -> _Side:
+        side = self._side_cache.get(stored.id)
+        if side is None:
+            tf = text_features(stored.clean_title, stored.clean_body, self.settings, cleaned=True)
+            side = _Side(stored.id, tf, shingles(_shingle_text(tf)), stored.vector, stored.publish_time)
+            if len(self._side_cache) > 20000:
+                self._side_cache.clear()
+            self._side_cache[stored.id] = side
+        return side
+
+    def _gather(self, sides: Sequence[_Side], windows: Sequence[TimeWindow], exclude: Sequence[str | None]) -> list[list[StoredArticle]]:
+        """Candidates from the store for each side: exact key, SimHash bands, kNN (deduplicated)."""
+        d = self.settings.decision
+        exact = self.store.find_exact([s.text.content_key for s in sides])
+        bands = self.store.find_band_candidates(
+            [BandQuery(s.text.bands, w, x) for s, w, x in zip(sides, windows, exclude)]
+        )
+        knn_floor = min(d.semantic_threshold, d.cluster_threshold)
+        knn_sides = [i for i, s in enumerate(sides) if s.vector is not None]
+        knn_results = self.store.knn(
+            [KnnQuery(sides[i].vector, d.knn_k, knn_floor, windows[i], exclude[i]) for i in knn_sides]
+        )
+        knn_by_side = dict(zip(knn_sides, knn_results))
+        out = []
+        for i, s in enumerate(sides):
+            pool: dict[str, StoredArticle] = {}
+            for a in exact.get(s.text.content_key, []):
+                if a.id != exclude[i]:
+                    pool.setdefault(a.id, a)
+            for a in bands[i]:
+                if hamming(a.simhash, s.text.simhash) <= self.settings.simhash.max_distance:
+                    pool.setdefault(a.id, a)
+            for a, _score in knn_by_side.get(i, []):
+                pool.setdefault(a.id, a)
+            out.append(list(pool.values()))
+        return out
+
+    def _index_batch(self, articles: list[Article]) -> list[IndexOutcome]:
+        outcomes: list[IndexOutcome | None] = [None] * len(articles)
+        known = self.store.get_many([a.id for a in articles])
+        by_url = self.store.find_by_canonical_url([a.canonical_url for a in articles if not a.id_given and a.canonical_url])
+        fresh: list[int] = []
+        batch_ids: dict[str, int] = {}
+        batch_urls: dict[str, int] = {}
+        for i, a in enumerate(articles):
+            seen = known.get(a.id) or (by_url.get(a.canonical_url) if not a.id_given and a.canonical_url else None)
+            if seen is not None:
+                outcomes[i] = IndexOutcome(seen.id, Decision.ALREADY_INDEXED, seen.cluster_id, seen.dup_of, seen.dup_reason, seen.score)
+                continue
+            first = batch_ids.get(a.id)
+            if first is None and not a.id_given and a.canonical_url:
+                first = batch_urls.get(a.canonical_url)
+            if first is not None:
+                outcomes[i] = IndexOutcome(articles[first].id, Decision.ALREADY_INDEXED)  # filled in below
+                continue
+            batch_ids[a.id] = i
+            if a.canonical_url:
+                batch_urls.setdefault(a.canonical_url, i)
+            fresh.append(i)
+
+        texts = [self.featurizer.text(articles[i]) for i in fresh]
+        vectors = self.featurizer.embed(texts)
+        sides = [
+            _Side(articles[i].id, t, shingles(_shingle_text(t)), v, articles[i].publish_time)
+            for i, t, v in zip(fresh, texts, vectors)
+        ]
+        windows = [self._window(s.publish_time) for s in sides]
+        store_candidates = self._gather(sides, windows, [None] * len(sides))
+        canonical_ids = {a.cluster_id for cands in store_candidates for a in cands if a.cluster_id != a.id}
+        canonicals = self.store.get_many(list(canonical_ids)) if canonical_ids else {}
+
+        decided: list[StoredArticle] = []
+        pending_sides: dict[str, _Side] = {}
+        pending: dict[str, StoredArticle] = {}
+        now = datetime.now(timezone.utc)
+        for pos, (i, side, window) in enumerate(zip(fresh, sides, windows)):
+            article = articles[i]
+            cands = [Candidate(c, ev, judge(ev, self.settings.decision, self.settings.simhash))
+                     for c in store_candidates[pos]
+                     for ev in [compare_sides(side, self._side_for(c), self.settings)]]
+            for pid, pstored in pending.items():
+                pside = pending_sides[pid]
+                if pside.text.content_key != side.text.content_key and not window.contains(pstored.publish_time):
+                    continue
+                ev = compare_sides(side, pside, self.settings)
+                cands.append(Candidate(pstored, ev, judge(ev, self.settings.decision, self.settings.simhash)))
+            match = self._choose(side, cands, canonicals, pending, pending_sides)
+            stored = StoredArticle(
+                id=article.id, url=article.url, canonical_url=article.canonical_url, source=article.source,
+                title=article.title, content=article.content, publish_time=article.publish_time,
+                clean_title=side.text.clean_title, clean_body=side.text.clean_body,
+                title_md5=side.text.title_md5, body_md5=side.text.body_md5, content_key=side.text.content_key,
+                simhash=side.text.simhash, bands=side.text.bands, vector=side.vector,
+                cluster_id=match.article.cluster_id if match else article.id,
+                is_canonical=match is None,
+                dup_of=match.article.id if match else None,
+                dup_reason=match.verdict.reason.value if match else None,
+                score=match.verdict.score if match else None,
+                indexed_at=now, extra=dict(article.extra),
+            )
+            pending[stored.id] = stored
+            pending_sides[stored.id] = side
+            decided.append(stored)
+            outcomes[i] = IndexOutcome(
+                stored.id, Decision.DUPLICATE if match else Decision.NEW, stored.cluster_id, stored.dup_of,
+                stored.dup_reason, stored.score,
+            )
+        self.store.write(decided)
+        # Repeats inside the batch report the cluster their first copy got.
+        for i, outcome in enumerate(outcomes):
+            if outcome is not None and outcome.decision is Decision.ALREADY_INDEXED and outcome.cluster_id is None:
+                first = pending.get(outcome.article_id or "")
+                if first is not None:
+                    outcome.cluster_id, outcome.dup_of = first.cluster_id, first.dup_of
+                    outcome.reason, outcome.score = first.dup_reason, first.score
+        return outcomes  # type: ignore[return-value]
+
+    def _choose(
+        self, side: _Side, cands: list[Candidate], canonicals: dict[str, StoredArticle],
+        pending: dict[str, StoredArticle], pending_sides: dict[str, _Side],
+    ) -> Candidate | None:
+        """The strongest confirmed match whose cluster the article may join (see module docstring)."""
+        confirmed = [c for c in cands if c.verdict is not None]
+        confirmed.sort(key=lambda c: (_REASON_RANK[c.verdict.reason], c.verdict.score, c.article.is_canonical), reverse=True)
+        for cand in confirmed:
+            if cand.verdict.reason is Reason.EXACT or cand.article.is_canonical:
+                return cand
+            cid = cand.article.cluster_id
+            if cid in pending_sides:
+                canon_side = pending_sides[cid]
+            else:
+                canon = canonicals.get(cid) or self.store.get_many([cid]).get(cid)
+                if canon is None:  # canonical vanished (deleted by hand): trust the direct match
+                    return cand
+                canon_side = self._side_for(canon)
+            ev = compare_sides(side, canon_side, self.settings)
+            if judge(ev, self.settings.decision, self.settings.simhash) is not None:
+                return cand
+            if ev.template is None and ev.cosine is not None and ev.cosine >= self.settings.decision.cluster_threshold:
+                return cand
+        return None

@@ -1,0 +1,227 @@
+"""One typed, frozen settings object: defaults < TOML file < ``NEWSDEDUP_*`` environment < flags.
+
+Every key is ``section.name`` (``[simhash] bands = 4`` in TOML, ``NEWSDEDUP_SIMHASH_BANDS=4`` in the
+environment, ``--set simhash.bands=4`` on the command line). Unknown keys, wrong types and values out
+of range raise ``ConfigError`` naming the key, before any work starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from datetime import timedelta, timezone
+from pathlib import Path
+from typing import Any, Mapping, get_type_hints
+
+from .errors import ConfigError
+
+ENV_PREFIX = "NEWSDEDUP_"
+CONFIG_ENV = "NEWSDEDUP_CONFIG"
+
+
+def _opt(default, *, lo=None, hi=None, choices=None, doc=""):
+    return field(default=default, metadata={"lo": lo, "hi": hi, "choices": choices, "doc": doc})
+
+
+@dataclass(frozen=True)
+class StoreSettings:
+    path: str = _opt("./newsdedup-data", doc="directory of the embedded store, or http(s):// URL of Elasticsearch")
+    ann_ef_search: int = _opt(256, lo=16, hi=4096, doc="HNSW search breadth; dedup needs high recall")
+    ann_m: int = _opt(16, lo=4, hi=96, doc="HNSW graph degree")
+    ann_ef_construction: int = _opt(200, lo=16, hi=2048, doc="HNSW build breadth")
+
+
+@dataclass(frozen=True)
+class InputSettings:
+    default_timezone: str = _opt("+08:00", doc="UTC offset for publish times given without one")
+    feature_max_chars: int = _opt(20000, lo=200, hi=10_000_000, doc="features read at most this prefix of a body")
+    max_body_bytes: int = _opt(50_000_000, lo=1000, doc="larger bodies are rejected (stored whole below this)")
+    batch_size: int = _opt(256, lo=1, hi=100_000, doc="articles decided and written per batch")
+
+
+@dataclass(frozen=True)
+class SimhashSettings:
+    bands: int = _opt(4, lo=2, hi=16, doc="band keys per fingerprint; finds every pair within bands-1 bits")
+    max_distance: int = _opt(3, lo=0, hi=15, doc="Hamming distance accepted for long texts (must be < bands)")
+    max_distance_short: int = _opt(1, lo=0, hi=15, doc="Hamming distance accepted for short texts")
+    short_tokens: int = _opt(60, lo=1, doc="texts with fewer content tokens count as short")
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    model: str = _opt("use-m3", doc="use-m3 (offline default), none, or a sentence-transformers name/path")
+    device: str = _opt("cpu", doc="torch device for sentence-transformers models")
+    max_chars: int = _opt(400, lo=16, hi=100_000, doc="characters of title+body embedded")
+    batch_size: int = _opt(32, lo=1, hi=4096)
+
+
+@dataclass(frozen=True)
+class DecisionSettings:
+    time_window_days: float = _opt(7.0, lo=0.0, doc="near/semantic matches only within this many days (0: no limit)")
+    knn_k: int = _opt(10, lo=1, hi=1000, doc="neighbours asked of the kNN layer")
+    knn_num_candidates: int = _opt(100, lo=1, hi=10000, doc="candidates per shard considered by approximate kNN")
+    semantic_threshold: float = _opt(0.80, lo=-1.0, hi=1.0, doc="cosine needed for a semantic match")
+    semantic_lexical_min: float = _opt(0.20, lo=0.0, hi=1.0, doc="weighted token overlap needed beside the cosine")
+    near_containment: float = _opt(0.80, lo=0.0, hi=1.0, doc="shingle containment that makes a trimmed repost a near match")
+    cluster_threshold: float = _opt(0.70, lo=-1.0, hi=1.0, doc="a semantic joiner must reach this cosine to the cluster's canonical article")
+    template_guard: bool = _opt(True, doc="refuse matches whose differences are numbers or names (templated reports)")
+
+
+@dataclass(frozen=True)
+class Settings:
+    store: StoreSettings = field(default_factory=StoreSettings)
+    input: InputSettings = field(default_factory=InputSettings)
+    simhash: SimhashSettings = field(default_factory=SimhashSettings)
+    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    decision: DecisionSettings = field(default_factory=DecisionSettings)
+
+    @property
+    def default_tz(self) -> timezone:
+        return parse_utc_offset(self.input.default_timezone)
+
+    def replace(self, **dotted: Any) -> "Settings":
+        """A copy with ``section.key`` values replaced (validated like any other source)."""
+        return load_settings(overrides=dotted, base=self, environ={})
+
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        return dataclasses.asdict(self)
+
+
+def parse_utc_offset(text: str) -> timezone:
+    t = text.strip().upper()
+    if t in ("UTC", "Z"):
+        return timezone.utc
+    sign = -1 if t.startswith("-") else 1
+    hh, _, mm = t.lstrip("+-").partition(":")
+    if not hh.isdigit() or (mm and not mm.isdigit()) or int(hh) > 14:
+        raise ConfigError("input.default_timezone", f"expected an offset like +08:00, got {text!r}")
+    return timezone(sign * timedelta(hours=int(hh), minutes=int(mm or 0)))
+
+
+def _sections() -> dict[str, type]:
+    return {f.name: get_type_hints(Settings)[f.name] for f in dataclasses.fields(Settings)}
+
+
+def _coerce(key: str, kind: type, value: Any) -> Any:
+    try:
+        if kind is bool:
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on"):
+                return True
+            if isinstance(value, str) and value.strip().lower() in ("0", "false", "no", "off"):
+                return False
+            raise ValueError
+        if kind is int:
+            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                raise ValueError
+            return int(value)
+        if kind is float:
+            if isinstance(value, bool):
+                raise ValueError
+            return float(value)
+        if kind is str:
+            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+                raise ValueError
+            return str(value)
+    except (TypeError, ValueError):
+        pass
+    raise ConfigError(key, f"expected {kind.__name__}, got {value!r}")
+
+
+def _check(key: str, meta: Mapping[str, Any], value: Any) -> None:
+    lo, hi, choices = meta.get("lo"), meta.get("hi"), meta.get("choices")
+    if lo is not None and value < lo:
+        raise ConfigError(key, f"must be >= {lo}, got {value!r}")
+    if hi is not None and value > hi:
+        raise ConfigError(key, f"must be <= {hi}, got {value!r}")
+    if choices is not None and value not in choices:
+        raise ConfigError(key, f"must be one of {sorted(choices)}, got {value!r}")
+
+
+def _flatten_toml(data: Mapping[str, Any], origin: str) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for section, body in data.items():
+        if not isinstance(body, Mapping):
+            raise ConfigError(section, f"expected a [{section}] table in {origin}")
+        for key, value in body.items():
+            flat[f"{section}.{key}"] = value
+    return flat
+
+
+def _from_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """``NEWSDEDUP_<SECTION>_<KEY>``; variables of other sections (``NEWSDEDUP_TEST_*``) are not ours."""
+    sections = _sections()
+    found = {}
+    for name, value in environ.items():
+        if not name.startswith(ENV_PREFIX) or name == CONFIG_ENV:
+            continue
+        section, _, key = name[len(ENV_PREFIX) :].lower().partition("_")
+        if section in sections and key:
+            found[f"{section}.{key}"] = value
+    return found
+
+
+def load_settings(
+    config_file: str | os.PathLike | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    base: Settings | None = None,
+) -> Settings:
+    """Merge every source and validate. ``config_file`` defaults to ``$NEWSDEDUP_CONFIG``."""
+    environ = os.environ if environ is None else environ
+    layers: list[tuple[str, dict[str, Any]]] = []
+    config_file = config_file or environ.get(CONFIG_ENV)
+    if config_file:
+        path = Path(config_file)
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except FileNotFoundError:
+            raise ConfigError("config", f"file not found: {path}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError("config", f"{path} is not valid TOML: {exc}") from None
+        layers.append((str(path), _flatten_toml(data, str(path))))
+    layers.append(("environment", _from_env(environ)))
+    layers.append(("command line", {k: v for k, v in (overrides or {}).items() if v is not None}))
+
+    sections = _sections()
+    base = base or Settings()
+    values = {name: dataclasses.asdict(getattr(base, name)) for name in sections}
+    for origin, flat in layers:
+        for dotted, raw in flat.items():
+            section, _, key = dotted.partition(".")
+            if section not in sections:
+                raise ConfigError(dotted, f"unknown section {section!r} (from {origin}); known: {sorted(sections)}")
+            fields = {f.name: f for f in dataclasses.fields(sections[section])}
+            if key not in fields:
+                raise ConfigError(dotted, f"unknown key (from {origin}); {section} has {sorted(fields)}")
+            kind = get_type_hints(sections[section])[key]
+            value = _coerce(dotted, kind, raw)
+            _check(dotted, fields[key].metadata, value)
+            values[section][key] = value
+    settings = Settings(**{name: sections[name](**values[name]) for name in sections})
+    _cross_check(settings)
+    return settings
+
+
+def _cross_check(s: Settings) -> None:
+    if s.simhash.max_distance >= s.simhash.bands:
+        raise ConfigError(
+            "simhash.max_distance",
+            f"must be below simhash.bands ({s.simhash.bands}) so that banding finds every match",
+        )
+    if s.simhash.max_distance_short > s.simhash.max_distance:
+        raise ConfigError("simhash.max_distance_short", "must not exceed simhash.max_distance")
+    parse_utc_offset(s.input.default_timezone)
+
+
+def describe() -> list[tuple[str, Any, str]]:
+    """(key, default, doc) for every setting, for the README's reference and ``newsdedup config``."""
+    rows = []
+    for name, cls in _sections().items():
+        for f in dataclasses.fields(cls):
+            rows.append((f"{name}.{f.name}", f.default, f.metadata.get("doc", "")))
+    return rows

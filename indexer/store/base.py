@@ -1,0 +1,131 @@
+"""The ``Store`` protocol: the only thing the decision code knows about storage.
+
+A store answers three questions, each asked for a whole batch at once so that a remote store can
+send one request per batch (Elasticsearch ``_msearch``):
+
+* ``find_exact``   term lookup of content MD5s;
+* ``find_band_candidates``  articles sharing any SimHash band key (Hamming is checked by the caller);
+* ``knn``          nearest stored embeddings with a time-window filter and a similarity floor.
+
+and stores batches of decided articles. Writes are idempotent by article id: writing an id that is
+already stored keeps the stored article (first write wins), so retries never change a decision.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Iterator, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    """Closed interval of publish times; ``None`` on a side means unbounded.
+    Articles without a publish time always pass a window (no time: no window)."""
+
+    start: datetime | None = None
+    end: datetime | None = None
+
+    def contains(self, when: datetime | None) -> bool:
+        if when is None:
+            return True
+        if self.start is not None and when < self.start:
+            return False
+        if self.end is not None and when > self.end:
+            return False
+        return True
+
+
+@dataclass
+class StoredArticle:
+    """An article with its features and its cluster assignment, as kept in a store."""
+
+    id: str
+    url: str
+    canonical_url: str
+    source: str
+    title: str
+    content: str
+    publish_time: datetime | None
+    clean_title: str
+    clean_body: str
+    title_md5: str
+    body_md5: str
+    content_key: str  # MD5 the exact layer matches on (body, else title)
+    simhash: int  # unsigned 64-bit
+    bands: tuple[int, ...]
+    vector: np.ndarray | None
+    cluster_id: str
+    is_canonical: bool
+    dup_of: str | None = None
+    dup_reason: str | None = None
+    score: float | None = None
+    indexed_at: datetime | None = None
+    extra: dict = field(default_factory=dict)
+
+    def export_record(self) -> dict:
+        return {
+            "id": self.id,
+            "url": self.url,
+            "source": self.source,
+            "title": self.title,
+            "publish_time": self.publish_time.isoformat() if self.publish_time else None,
+            "cluster_id": self.cluster_id,
+            "is_canonical": self.is_canonical,
+            "dup_of": self.dup_of,
+            "dup_reason": self.dup_reason,
+            "score": self.score,
+        }
+
+
+@dataclass(frozen=True)
+class BandQuery:
+    bands: tuple[int, ...]
+    window: TimeWindow = TimeWindow()
+    exclude_id: str | None = None
+
+
+@dataclass(frozen=True)
+class KnnQuery:
+    vector: np.ndarray
+    k: int
+    min_score: float
+    window: TimeWindow = TimeWindow()
+    exclude_id: str | None = None
+
+
+@dataclass(frozen=True)
+class StoreStats:
+    articles: int
+    clusters: int
+    duplicates: int
+    by_reason: dict[str, int]
+
+
+@runtime_checkable
+class Store(Protocol):
+    """What every store implements. See the module docstring for the contract."""
+
+    def get_many(self, ids: Sequence[str]) -> dict[str, StoredArticle]: ...
+
+    def find_by_canonical_url(self, urls: Sequence[str]) -> dict[str, StoredArticle]: ...
+
+    def find_exact(self, keys: Sequence[str]) -> dict[str, list[StoredArticle]]: ...
+
+    def find_band_candidates(self, queries: Sequence[BandQuery]) -> list[list[StoredArticle]]: ...
+
+    def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]: ...
+
+    def write(self, articles: Sequence[StoredArticle]) -> None: ...
+
+    def cluster_members(self, cluster_id: str) -> list[StoredArticle]: ...
+
+    def top_clusters(self, n: int) -> list[tuple[str, int]]: ...
+
+    def iter_articles(self) -> Iterator[StoredArticle]: ...
+
+    def stats(self) -> StoreStats: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,372 @@
+"""The embedded store: a directory with SQLite (WAL) for articles, hashes and band keys, and an
+HNSW index (hnswlib) for embeddings beside it.
+
+SQLite is the source of truth, vectors included. The HNSW file is a cache: it is saved atomically
+on close and every ``ANN_SAVE_EVERY`` additions, records the highest row it holds, and on open any
+rows written after that (a crash between a commit and a save) are added again. So a crash never
+loses an article and never leaves the vector index behind the rows for long.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from ..errors import StoreError, StoreSchemaError
+from ..features.simhash import from_signed, to_signed
+from .base import BandQuery, KnnQuery, StoredArticle, StoreStats, TimeWindow
+
+log = logging.getLogger(__name__)
+
+DB_FILE = "articles.sqlite3"
+ANN_FILE = "vectors.hnsw"
+ANN_META_FILE = "vectors.json"
+ANN_SAVE_EVERY = 50_000
+SCHEMA_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS articles (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    url TEXT NOT NULL, canonical_url TEXT NOT NULL, source TEXT NOT NULL,
+    title TEXT NOT NULL, content TEXT NOT NULL,
+    publish_ts REAL,
+    clean_title TEXT NOT NULL, clean_body TEXT NOT NULL,
+    title_md5 TEXT NOT NULL, body_md5 TEXT NOT NULL, content_key TEXT NOT NULL,
+    simhash INTEGER NOT NULL, bands TEXT NOT NULL,
+    vector BLOB,
+    cluster_id TEXT NOT NULL, is_canonical INTEGER NOT NULL,
+    dup_of TEXT, dup_reason TEXT, score REAL,
+    indexed_at TEXT NOT NULL, extra TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS articles_content_key ON articles(content_key);
+CREATE INDEX IF NOT EXISTS articles_canonical_url ON articles(canonical_url) WHERE canonical_url != '';
+CREATE INDEX IF NOT EXISTS articles_cluster ON articles(cluster_id);
+CREATE TABLE IF NOT EXISTS bands (band INTEGER NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (band, rid)) WITHOUT ROWID;
+"""
+_COLUMNS = (
+    "rid, id, url, canonical_url, source, title, content, publish_ts, clean_title, clean_body, title_md5, "
+    "body_md5, content_key, simhash, bands, vector, cluster_id, is_canonical, dup_of, dup_reason, score, "
+    "indexed_at, extra"
+)
+_SQL_VARS = 900  # stay under SQLite's bound-parameter limit in IN (...) lists
+
+
+def _ts(when: datetime | None) -> float | None:
+    return when.timestamp() if when is not None else None
+
+
+def _window_sql(window: TimeWindow) -> tuple[str, list]:
+    """Rows without a publish time always pass (no time: no window)."""
+    clauses, args = [], []
+    if window.start is not None:
+        clauses.append("(publish_ts IS NULL OR publish_ts >= ?)")
+        args.append(window.start.timestamp())
+    if window.end is not None:
+        clauses.append("(publish_ts IS NULL OR publish_ts <= ?)")
+        args.append(window.end.timestamp())
+    return (" AND " + " AND ".join(clauses)) if clauses else "", args
+
+
+class SqliteStore:
+    """Embedded store in ``directory``. One process writes at a time; reads are thread-safe."""
+
+    def __init__(
+        self,
+        directory: str | os.PathLike,
+        *,
+        vector_dims: int | None,
+        embedding_model: str,
+        fingerprint_layout: str,
+        bands: int,
+        ef_search: int = 256,
+        m: int = 16,
+        ef_construction: int = 200,
+    ):
+        self.directory = Path(directory)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.directory / DB_FILE, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA busy_timeout=30000")
+            self._db.executescript(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(f"cannot open the embedded store at {self.directory}: {exc}") from exc
+        self._lock = threading.RLock()
+        self.vector_dims = vector_dims
+        self._ef_search, self._m, self._ef_construction = ef_search, m, ef_construction
+        self._check_meta(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "vector_dims": str(vector_dims or 0),
+                "embedding_model": embedding_model,
+                "fingerprint_layout": fingerprint_layout,
+                "simhash_bands": str(bands),
+            }
+        )
+        self._ann = None
+        self._ann_max_rid = 0
+        self._unsaved = 0
+        if vector_dims:
+            self._open_ann()
+
+    # ---- schema and ANN lifecycle -------------------------------------------------------------
+    def _check_meta(self, wanted: dict[str, str]) -> None:
+        with self._lock:
+            stored = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+            if not stored:
+                self._db.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", wanted.items())
+                return
+            for key, value in wanted.items():
+                if stored.get(key) != value:
+                    raise StoreSchemaError(
+                        f"the store at {self.directory} was made with {key}={stored.get(key)!r} but the settings "
+                        f"give {value!r}; use another store directory or the settings it was made with"
+                    )
+
+    def _open_ann(self) -> None:
+        import hnswlib
+
+        index = hnswlib.Index(space="ip", dim=self.vector_dims)
+        ann_path, meta_path = self.directory / ANN_FILE, self.directory / ANN_META_FILE
+        loaded = False
+        if ann_path.exists() and meta_path.exists():
+            try:
+                meta = json.loads(meta_path.read_text())
+                index.load_index(str(ann_path), max_elements=max(int(meta["capacity"]), 1024))
+                self._ann_max_rid = int(meta["max_rid"])
+                loaded = True
+            except (OSError, ValueError, KeyError, RuntimeError) as exc:
+                log.warning("vector index at %s unreadable (%s); rebuilding it from SQLite", ann_path, exc)
+                index = hnswlib.Index(space="ip", dim=self.vector_dims)
+        if not loaded:
+            index.init_index(max_elements=1024, M=self._m, ef_construction=self._ef_construction, allow_replace_deleted=False)
+            self._ann_max_rid = 0
+        index.set_ef(self._ef_search)
+        self._ann = index
+        self._catch_up_ann()
+
+    def _catch_up_ann(self) -> None:
+        """Add every stored vector the index does not hold yet (rows past ``_ann_max_rid``)."""
+        added = 0
+        while True:
+            rows = self._db.execute(
+                "SELECT rid, vector FROM articles WHERE rid > ? AND vector IS NOT NULL ORDER BY rid LIMIT 10000",
+                (self._ann_max_rid,),
+            ).fetchall()
+            if not rows:
+                break
+            self._ann_add([r[0] for r in rows], np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows]))
+            added += len(rows)
+        top = self._db.execute("SELECT COALESCE(MAX(rid), 0) FROM articles").fetchone()[0]
+        self._ann_max_rid = max(self._ann_max_rid, top)
+        if added:
+            log.info("vector index caught up with %d stored vectors", added)
+            self._save_ann()
+
+    def _ann_add(self, rids: list[int], vectors: np.ndarray) -> None:
+        needed = self._ann.get_current_count() + len(rids)
+        capacity = self._ann.get_max_elements()
+        if needed > capacity:
+            self._ann.resize_index(max(needed, capacity * 2))
+        self._ann.add_items(vectors, np.asarray(rids, dtype=np.int64))
+        self._ann_max_rid = max(self._ann_max_rid, max(rids))
+        self._unsaved += len(rids)
+
+    def _save_ann(self) -> None:
+        if self._ann is None:
+            return
+        ann_path, meta_path = self.directory / ANN_FILE, self.directory / ANN_META_FILE
+        tmp_ann, tmp_meta = ann_path.with_name(ANN_FILE + ".tmp"), meta_path.with_name(ANN_META_FILE + ".tmp")
+        self._ann.save_index(str(tmp_ann))
+        tmp_meta.write_text(json.dumps({"max_rid": self._ann_max_rid, "capacity": self._ann.get_max_elements()}))
+        # The meta file names the rows the index holds, so it must never be newer than the index.
+        os.replace(tmp_ann, ann_path)
+        os.replace(tmp_meta, meta_path)
+        self._unsaved = 0
+
+    # ---- row mapping -----------------------------------------------------------------------------
+    def _row_to_article(self, row) -> StoredArticle:
+        (rid, aid, url, curl, source, title, content, pts, ctitle, cbody, tmd5, bmd5, ckey, sh, bands, vec,
+         cid, canon, dup_of, reason, score, indexed_at, extra) = row
+        return StoredArticle(
+            id=aid, url=url, canonical_url=curl, source=source, title=title, content=content,
+            publish_time=datetime.fromtimestamp(pts, tz=timezone.utc) if pts is not None else None,
+            clean_title=ctitle, clean_body=cbody, title_md5=tmd5, body_md5=bmd5, content_key=ckey,
+            simhash=from_signed(sh), bands=tuple(int(b) for b in bands.split(",") if b),
+            vector=np.frombuffer(vec, dtype=np.float32) if vec is not None else None,
+            cluster_id=cid, is_canonical=bool(canon), dup_of=dup_of, dup_reason=reason, score=score,
+            indexed_at=datetime.fromisoformat(indexed_at), extra=json.loads(extra),
+        )
+
+    def _select_pairs(self, where: str, args: Sequence) -> list[tuple[int, StoredArticle]]:
+        """(row id, article) for each matching row."""
+        with self._lock:
+            rows = self._db.execute(f"SELECT {_COLUMNS} FROM articles WHERE {where}", list(args)).fetchall()
+        return [(r[0], self._row_to_article(r)) for r in rows]
+
+    def _select(self, where: str, args: Sequence) -> list[StoredArticle]:
+        return [a for _, a in self._select_pairs(where, args)]
+
+    def _select_in(self, column: str, values: Sequence) -> list[tuple[int, StoredArticle]]:
+        out: list[tuple[int, StoredArticle]] = []
+        values = list(dict.fromkeys(values))
+        for i in range(0, len(values), _SQL_VARS):
+            chunk = values[i : i + _SQL_VARS]
+            out.extend(self._select_pairs(f"{column} IN ({','.join('?' * len(chunk))})", chunk))
+        return out
+
+    # ---- the Store protocol ------------------------------------------------------------------------
+    def get_many(self, ids: Sequence[str]) -> dict[str, StoredArticle]:
+        return {a.id: a for _, a in self._select_in("id", ids)}
+
+    def find_by_canonical_url(self, urls: Sequence[str]) -> dict[str, StoredArticle]:
+        found: dict[str, StoredArticle] = {}
+        for _, a in sorted(self._select_in("canonical_url", [u for u in urls if u]), key=lambda p: p[0]):
+            found.setdefault(a.canonical_url, a)
+        return found
+
+    def find_exact(self, keys: Sequence[str]) -> dict[str, list[StoredArticle]]:
+        found: dict[str, list[StoredArticle]] = {}
+        for _, a in sorted(self._select_in("content_key", keys), key=lambda p: p[0]):
+            found.setdefault(a.content_key, []).append(a)
+        return found
+
+    def find_band_candidates(self, queries: Sequence[BandQuery]) -> list[list[StoredArticle]]:
+        results = []
+        for q in queries:
+            if not q.bands:
+                results.append([])
+                continue
+            window_sql, window_args = _window_sql(q.window)
+            placeholders = ",".join("?" * len(q.bands))
+            where = f"rid IN (SELECT DISTINCT rid FROM bands WHERE band IN ({placeholders})){window_sql}"
+            found = self._select(where, [*q.bands, *window_args])
+            results.append([a for a in found if a.id != q.exclude_id])
+        return results
+
+    def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]:
+        return [self._knn_one(q) for q in queries]
+
+    def _knn_one(self, q: KnnQuery) -> list[tuple[StoredArticle, float]]:
+        with self._lock:
+            if self._ann is None:
+                return []
+            count = self._ann.get_current_count()
+            if count == 0:
+                return []
+            vector = np.asarray(q.vector, dtype=np.float32).reshape(1, -1)
+            fetch = min(count, max(q.k * 4, 32))
+            while True:
+                self._ann.set_ef(max(self._ef_search, fetch))
+                labels, distances = self._ann.knn_query(vector, k=fetch)
+                scores = 1.0 - distances[0]  # hnswlib 'ip' distance is 1 - dot
+                hits = [(int(l), float(s)) for l, s in zip(labels[0], scores) if s >= q.min_score]
+                by_rid = dict(self._select_in("rid", [rid for rid, _ in hits])) if hits else {}
+                result = [
+                    (by_rid[rid], score) for rid, score in hits
+                    if rid in by_rid and by_rid[rid].id != q.exclude_id and q.window.contains(by_rid[rid].publish_time)
+                ]
+                # Filtering happens after the search: widen it while the floor was not yet reached
+                # and the window or exclusion may have removed neighbours we still need.
+                exhausted = fetch >= count or len(hits) < fetch
+                if len(result) >= q.k or exhausted:
+                    break
+                fetch = min(count, fetch * 4)
+            self._ann.set_ef(self._ef_search)
+        result.sort(key=lambda pair: -pair[1])
+        return result[: q.k]
+
+    def write(self, articles: Sequence[StoredArticle]) -> None:
+        if not articles:
+            return
+        now = datetime.now(timezone.utc).isoformat()
+        new_rows: list[tuple[int, np.ndarray]] = []
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                for a in articles:
+                    vec = None
+                    if a.vector is not None:
+                        if self.vector_dims and a.vector.shape[-1] != self.vector_dims:
+                            raise StoreSchemaError(f"article {a.id}: vector has {a.vector.shape[-1]} dims, store has {self.vector_dims}")
+                        vec = np.asarray(a.vector, dtype=np.float32).tobytes()
+                    cur = self._db.execute(
+                        "INSERT OR IGNORE INTO articles (id, url, canonical_url, source, title, content, publish_ts, "
+                        "clean_title, clean_body, title_md5, body_md5, content_key, simhash, bands, vector, cluster_id, "
+                        "is_canonical, dup_of, dup_reason, score, indexed_at, extra) "
+                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        (a.id, a.url, a.canonical_url, a.source, a.title, a.content, _ts(a.publish_time),
+                         a.clean_title, a.clean_body, a.title_md5, a.body_md5, a.content_key, to_signed(a.simhash),
+                         ",".join(map(str, a.bands)), vec, a.cluster_id, int(a.is_canonical), a.dup_of, a.dup_reason,
+                         a.score, (a.indexed_at.isoformat() if a.indexed_at else now),
+                         json.dumps(a.extra, ensure_ascii=False, default=str)),
+                    )
+                    if cur.rowcount:
+                        rid = cur.lastrowid
+                        self._db.executemany("INSERT OR IGNORE INTO bands(band, rid) VALUES (?, ?)", [(b, rid) for b in a.bands])
+                        if vec is not None:
+                            new_rows.append((rid, a.vector))
+                self._db.execute("COMMIT")
+            except BaseException as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise StoreError(f"writing {len(articles)} articles failed: {exc}") from exc
+                raise
+            if new_rows and self._ann is not None:
+                self._ann_add([r for r, _ in new_rows], np.vstack([v for _, v in new_rows]).astype(np.float32))
+                if self._unsaved >= ANN_SAVE_EVERY:
+                    self._save_ann()
+
+    def cluster_members(self, cluster_id: str) -> list[StoredArticle]:
+        return self._select("cluster_id = ? ORDER BY rid", [cluster_id])
+
+    def top_clusters(self, n: int) -> list[tuple[str, int]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT cluster_id, COUNT(*) AS c FROM articles GROUP BY cluster_id ORDER BY c DESC, MIN(rid) LIMIT ?", (n,)
+            ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def iter_articles(self) -> Iterator[StoredArticle]:
+        last = 0
+        while True:
+            batch = self._select_pairs("rid > ? ORDER BY rid LIMIT 1000", [last])
+            if not batch:
+                return
+            last = batch[-1][0]
+            yield from (a for _, a in batch)
+
+    def stats(self) -> StoreStats:
+        with self._lock:
+            articles, clusters, dups = self._db.execute(
+                "SELECT COUNT(*), COUNT(DISTINCT cluster_id), SUM(CASE WHEN is_canonical THEN 0 ELSE 1 END) FROM articles"
+            ).fetchone()
+            reasons = dict(self._db.execute(
+                "SELECT dup_reason, COUNT(*) FROM articles WHERE dup_reason IS NOT NULL GROUP BY dup_reason"
+            ).fetchall())
+        return StoreStats(articles=articles, clusters=clusters, duplicates=dups or 0, by_reason=reasons)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._ann is not None and self._unsaved:
+                self._save_ann()
+            self._ann = None
+            self._db.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,123 @@
+"""The Store contract: every implementation must pass this suite unchanged."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import numpy as np
+import pytest
+
+from indexer.features.simhash import band_keys
+from indexer.store import BandQuery, KnnQuery, StoredArticle, TimeWindow
+
+from .conftest import DIMS
+
+T0 = datetime(2024, 3, 1, 8, 0, tzinfo=timezone.utc)
+
+
+def unit(seed: int, dims: int = DIMS) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=dims).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def art(aid: str, *, key: str | None = None, simhash: int = 0, vector=None, when=T0, cluster=None, url="",
+        dup_of=None, reason=None, score=None) -> StoredArticle:
+    return StoredArticle(
+        id=aid, url=url, canonical_url=url, source="src", title=f"标题 {aid}", content=f"<p>正文 {aid}</p>",
+        publish_time=when, clean_title=f"标题 {aid}", clean_body=f"正文 {aid}", title_md5="t" + aid,
+        body_md5="b" + aid, content_key=key or ("k" + aid), simhash=simhash, bands=band_keys(simhash, 4),
+        vector=vector, cluster_id=cluster or aid, is_canonical=(cluster is None or cluster == aid),
+        dup_of=dup_of, dup_reason=reason, score=score, extra={"lang": "zh"},
+    )
+
+
+def test_write_then_get_round_trips_every_field(store_factory):
+    store = store_factory()
+    a = art("a1", simhash=(1 << 64) - 5, vector=unit(1), url="https://news.example/a1")
+    store.write([a])
+    got = store.get_many(["a1", "missing"])
+    assert list(got) == ["a1"]
+    g = got["a1"]
+    assert (g.title, g.content, g.source, g.url, g.canonical_url) == (a.title, a.content, a.source, a.url, a.url)
+    assert g.simhash == a.simhash and g.bands == a.bands
+    assert g.publish_time == T0 and g.publish_time.tzinfo is not None
+    assert np.allclose(g.vector, a.vector)
+    assert (g.cluster_id, g.is_canonical, g.extra) == ("a1", True, {"lang": "zh"})
+
+
+def test_write_is_idempotent_first_write_wins(store_factory):
+    store = store_factory()
+    store.write([art("a1", cluster="a1")])
+    store.write([art("a1", cluster="other", reason="near")])
+    got = store.get_many(["a1"])["a1"]
+    assert got.cluster_id == "a1" and got.dup_reason is None
+    assert store.stats().articles == 1
+
+
+def test_find_exact_returns_every_article_with_the_key(store_factory):
+    store = store_factory()
+    store.write([art("a1", key="K"), art("a2", key="K", cluster="a1", dup_of="a1", reason="exact", score=1.0), art("a3", key="Z")])
+    found = store.find_exact(["K", "nothing"])
+    assert sorted(a.id for a in found["K"]) == ["a1", "a2"]
+    assert "nothing" not in found
+
+
+def test_find_by_canonical_url(store_factory):
+    store = store_factory()
+    store.write([art("a1", url="https://n.example/x"), art("a2", url="")])
+    found = store.find_by_canonical_url(["https://n.example/x", "https://n.example/y"])
+    assert list(found) == ["https://n.example/x"] and found["https://n.example/x"].id == "a1"
+
+
+def test_band_candidates_share_a_band_respect_window_and_exclusion(store_factory):
+    store = store_factory()
+    base = 0x0123_4567_89AB_CDEF
+    near = base ^ 0b101  # differs in the lowest band only
+    far = ~base & ((1 << 64) - 1)  # shares no band
+    store.write([
+        art("same-band", simhash=near),
+        art("no-band", simhash=far),
+        art("old", simhash=base, when=T0 - timedelta(days=30)),
+        art("no-time", simhash=base, when=None),
+        art("self", simhash=base),
+    ])
+    window = TimeWindow(T0 - timedelta(days=7), T0 + timedelta(days=7))
+    [found] = store.find_band_candidates([BandQuery(band_keys(base, 4), window, exclude_id="self")])
+    assert sorted(a.id for a in found) == ["no-time", "same-band"]
+    assert store.find_band_candidates([BandQuery((), window)]) == [[]]
+
+
+def test_knn_orders_by_cosine_with_floor_window_and_exclusion(store_factory):
+    store = store_factory()
+    q = unit(7)
+    close = q + 0.05 * unit(8)
+    close /= np.linalg.norm(close)
+    store.write([
+        art("close", vector=close),
+        art("exact", vector=q.copy()),
+        art("old", vector=q.copy(), when=T0 - timedelta(days=40)),
+        art("far", vector=-q),
+        art("novec", vector=None),
+    ] + [art(f"noise{i}", vector=unit(100 + i)) for i in range(40)])
+    window = TimeWindow(T0 - timedelta(days=7), T0 + timedelta(days=7))
+    [hits] = store.knn([KnnQuery(q, k=2, min_score=0.9, window=window)])
+    assert [a.id for a, _ in hits] == ["exact", "close"]
+    assert hits[0][1] == pytest.approx(1.0, abs=1e-4) and hits[0][1] >= hits[1][1] >= 0.9
+    [hits] = store.knn([KnnQuery(q, k=5, min_score=0.9, window=window, exclude_id="exact")])
+    assert [a.id for a, _ in hits] == ["close"]
+    [hits] = store.knn([KnnQuery(q, k=5, min_score=0.9)])
+    assert {a.id for a, _ in hits} == {"exact", "close", "old"}
+
+
+def test_clusters_stats_and_iteration(store_factory):
+    store = store_factory()
+    store.write([
+        art("c1"), art("m1", cluster="c1", dup_of="c1", reason="near", score=0.95),
+        art("m2", cluster="c1", dup_of="c1", reason="exact", score=1.0), art("c2"),
+    ])
+    assert [a.id for a in store.cluster_members("c1")] == ["c1", "m1", "m2"]
+    assert store.top_clusters(1) == [("c1", 3)]
+    s = store.stats()
+    assert (s.articles, s.clusters, s.duplicates) == (4, 2, 2)
+    assert s.by_reason == {"near": 1, "exact": 1}
+    assert [a.id for a in store.iter_articles()] == ["c1", "m1", "m2", "c2"]

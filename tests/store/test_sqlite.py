@@ -1,0 +1,66 @@
+"""Embedded-store specifics: persistence, crash recovery of the vector index, schema checks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from indexer.errors import StoreSchemaError
+from indexer.features.simhash import FINGERPRINT_LAYOUT
+from indexer.store import KnnQuery
+from indexer.store import sqlite as sqlite_store
+from indexer.store.sqlite import SqliteStore
+
+from .test_contract import art, unit
+
+
+def open_store(path, dims=8, model="m"):
+    return SqliteStore(path, vector_dims=dims, embedding_model=model, fingerprint_layout=FINGERPRINT_LAYOUT, bands=4)
+
+
+def test_reopen_keeps_articles_and_vectors(tmp_path):
+    with open_store(tmp_path) as s:
+        s.write([art(f"a{i}", vector=unit(i)) for i in range(20)])
+    with open_store(tmp_path) as s:
+        assert s.stats().articles == 20
+        [hits] = s.knn([KnnQuery(unit(3), k=1, min_score=0.99)])
+        assert [a.id for a, _ in hits] == ["a3"]
+
+
+def test_vector_index_catches_up_after_a_crash(tmp_path):
+    s = open_store(tmp_path)
+    s.write([art("a0", vector=unit(0))])
+    s._save_ann()
+    s.write([art(f"a{i}", vector=unit(i)) for i in range(1, 30)])
+    # Simulate kill -9: the SQLite commit happened, the index file was never saved again.
+    s._db.close()
+    with open_store(tmp_path) as s2:
+        for i in (0, 17, 29):
+            [hits] = s2.knn([KnnQuery(unit(i), k=1, min_score=0.99)])
+            assert [a.id for a, _ in hits] == [f"a{i}"]
+
+
+def test_unreadable_vector_index_is_rebuilt_from_sqlite(tmp_path):
+    with open_store(tmp_path) as s:
+        s.write([art(f"a{i}", vector=unit(i)) for i in range(5)])
+    (tmp_path / sqlite_store.ANN_FILE).write_bytes(b"garbage")
+    with open_store(tmp_path) as s:
+        [hits] = s.knn([KnnQuery(unit(4), k=1, min_score=0.99)])
+        assert [a.id for a, _ in hits] == ["a4"]
+
+
+def test_index_grows_past_its_initial_capacity(tmp_path):
+    with open_store(tmp_path, dims=4) as s:
+        vecs = np.random.default_rng(0).normal(size=(1500, 4)).astype(np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        s.write([art(f"a{i}", vector=vecs[i]) for i in range(1500)])
+        [hits] = s.knn([KnnQuery(vecs[1234], k=1, min_score=0.999)])
+        assert hits[0][0].id == "a1234"
+
+
+def test_other_vector_dims_or_model_are_refused(tmp_path):
+    open_store(tmp_path, dims=8).close()
+    with pytest.raises(StoreSchemaError, match="vector_dims"):
+        open_store(tmp_path, dims=16)
+    with pytest.raises(StoreSchemaError, match="embedding_model"):
+        open_store(tmp_path, dims=8, model="other")
