@@ -107,11 +107,15 @@ class SentenceTransformerEmbedder:
                         f"embedding model {self.name!r} needs sentence-transformers: pip install 'newsdedup[st]'"
                     ) from exc
                 path = self._resolve()
+                # No model hub is reachable from where newsdedup runs: load from local files or the
+                # local Hugging Face cache only, and fail at once instead of retrying the network.
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 try:
                     self._model = SentenceTransformer(path, device=self._device)
                 except Exception as exc:  # the library raises many types (OSError, ValueError, HF errors)
                     raise FeatureError(f"cannot load embedding model {self.name!r}: {exc}") from exc
-                self._dims = int(self._model.get_sentence_embedding_dimension())
+                dim_of = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+                self._dims = int(dim_of())
         return self._model
 
     @property

@@ -1,0 +1,131 @@
+"""Quality of newsdedup on the evaluation data beside the repository (../shared/data).
+
+    python bench/quality.py reposts   # synthetic reposts of real articles + templated reports
+    python bench/quality.py ecom      # ecom2022 dev: clusters vs event_id
+    python bench/quality.py sohu      # sohu2021 short-short B train pairs via the compare rules
+    python bench/quality.py inews     # natural duplicates inside ccf2019_inews
+    python bench/quality.py all
+
+Each run ingests into a temporary embedded store with the default settings (or --set KEY=VALUE).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import datasets  # noqa: E402
+
+from indexer.evaluation import bcubed_prf, binary_prf, pairwise_prf  # noqa: E402
+from indexer.pipeline import Indexer  # noqa: E402
+from indexer.settings import load_settings  # noqa: E402
+
+
+def _settings(sets, store):
+    overrides = dict(s.split("=", 1) for s in sets)
+    overrides["store.path"] = store
+    return load_settings(overrides=overrides, environ={})
+
+
+def _ingest(records, sets):
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        with Indexer.open(_settings(sets, tmp)) as ix:
+            outcomes = ix.index_many(records)
+        elapsed = time.perf_counter() - started
+    return outcomes, elapsed
+
+
+def reposts(args):
+    records, truth = datasets.repost_set(args.seeds)
+    outcomes, elapsed = _ingest(records, args.set)
+    pred = {o.article_id: o.cluster_id for o in outcomes}
+    kind = {r["id"]: r["kind"] for r in records}
+    m = pairwise_prf(pred, truth)
+    print(f"reposts: {len(records)} articles ({args.seeds} real seed articles + reposts + {sum(k == 'template' for k in kind.values())} templated reports), {elapsed:.1f}s")
+    print(f"  pairwise {m.row()}")
+    print(f"  B-cubed  {bcubed_prf(pred, truth).row()}")
+    members = defaultdict(list)
+    for aid, cid in pred.items():
+        members[cid].append(aid)
+    tpl_merges = sum(1 for ids in members.values() if sum(kind[i] == "template" for i in ids) > 1 or
+                     (any(kind[i] == "template" for i in ids) and len(ids) > 1))
+    print(f"  clusters holding a templated report with anything else: {tpl_merges}")
+    missed = Counter()
+    for o in outcomes:
+        if kind[o.article_id] not in ("original", "template") and pred[o.article_id] != pred.get(truth[o.article_id]):
+            missed[kind[o.article_id]] += 1
+    print(f"  reposts not in their original's cluster, by kind: {dict(missed)}")
+    reasons = Counter(o.reason for o in outcomes if o.reason)
+    print(f"  duplicate reasons: {dict(reasons)}")
+    if args.verbose:
+        by_id = {r["id"]: r for r in records}
+        for cid, ids in members.items():
+            labels = {truth[i] for i in ids}
+            if len(labels) > 1:
+                print("  FALSE MERGE:", [(i, by_id[i]["title"][:30]) for i in ids])
+
+
+def ecom(args):
+    pairs = list(datasets.ecom_articles())
+    records = [a for a, _ in pairs]
+    truth = {a["id"]: e for a, e in pairs}
+    outcomes, elapsed = _ingest(records, args.set)
+    pred = {o.article_id: o.cluster_id for o in outcomes}
+    print(f"ecom2022 dev: {len(records)} articles, {len(set(truth.values()))} events, {elapsed:.1f}s")
+    print(f"  pairwise {pairwise_prf(pred, truth).row()}")
+    print(f"  B-cubed  {bcubed_prf(pred, truth).row()}")
+    print(f"  duplicate reasons: {dict(Counter(o.reason for o in outcomes if o.reason))}")
+
+
+def sohu(args):
+    from indexer.features import Featurizer
+    from indexer.features.embedding import create_embedder
+
+    settings = _settings(args.set, "unused")
+    ix = Indexer(settings, store=None, featurizer=Featurizer(settings, create_embedder(settings.embedding.model)))
+    pairs = list(datasets.sohu_pairs())
+    if args.limit:
+        pairs = pairs[: args.limit]
+    started = time.perf_counter()
+    predicted = [ix.compare({"title": a}, {"title": b})[1] is not None for a, b, _ in pairs]
+    elapsed = time.perf_counter() - started
+    m = binary_prf(predicted, [y for _, _, y in pairs])
+    print(f"sohu2021 short-short B train: {len(pairs)} pairs, {elapsed:.1f}s")
+    print(f"  {m.row()}")
+
+
+def inews(args):
+    records = list(datasets.inews_articles())
+    outcomes, elapsed = _ingest(records, args.set)
+    reasons = Counter(o.reason for o in outcomes if o.reason)
+    clusters = Counter(o.cluster_id for o in outcomes)
+    print(f"ccf2019_inews: {len(records)} articles, {elapsed:.1f}s ({len(records) / elapsed:.1f} articles/s)")
+    print(f"  clusters {len(clusters)}, duplicates {sum(reasons.values())} by reason {dict(reasons)}; largest {clusters.most_common(3)}")
+    if args.verbose:
+        by_id = {r["id"]: r for r in records}
+        for o in outcomes:
+            if o.reason in ("near", "semantic"):
+                print(f"  {o.reason} {o.score}: {by_id[o.article_id]['title'][:40]!r} ~ {by_id[o.dup_of]['title'][:40]!r}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("which", choices=["reposts", "ecom", "sohu", "inews", "all"])
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--seeds", type=int, default=300)
+    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args()
+    for name in (["reposts", "ecom", "sohu", "inews"] if args.which == "all" else [args.which]):
+        globals()[name](args)
+
+
+if __name__ == "__main__":
+    main()

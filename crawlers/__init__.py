@@ -1,0 +1,11 @@
+"""newsdedup crawlers: polite multi-source news crawling that feeds the indexer.
+
+Layout: ``fetch`` (HTTP), ``middlewares.robots``, ``encoding``, ``dates``, ``sources`` (config),
+``feeds``, ``extract``, ``base`` (BaseNewsCrawler), ``pipelines``, ``sinks``, ``state``,
+``runner`` and ``cli`` (the ``crawl`` command).
+"""
+
+from .base import BaseNewsCrawler, ListPage, Page
+from .pipelines import CrawledArticle
+
+__all__ = ["BaseNewsCrawler", "CrawledArticle", "ListPage", "Page"]

@@ -1,0 +1,114 @@
+"""``newsdedup crawl``: crawl the configured sources and push clean articles to an output.
+
+Outputs (``--store`` and ``--push`` exclusive; ``--output`` alone or as an extra copy):
+
+* ``--store DIR_OR_URL``  index in-process into the store (default: the settings' store.path)
+* ``--push URL``          POST NDJSON batches to the ingest daemon (``http://host:port/v1/articles``)
+* ``--output FILE``       append to a ``.jsonl`` or ``.csv`` file (url,title,content,source,publish_time)
+
+The command registers in the main CLI with ``main.add_command(crawl)``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import click
+
+from .errors import CrawlError, SinkError, SourceConfigError
+from .runner import RunOptions, run_crawl
+from .sinks import HttpPushSink, IndexerSink, Sink, TeeSink, file_sink
+from .sources import load_sources
+from .state import CrawlState
+from .stats import CrawlStats, format_table
+
+log = logging.getLogger(__name__)
+
+
+def _default_state_dir(store: str | None, output: str | None) -> Path:
+    """Next to what the crawl feeds, so one store keeps one crawl history."""
+    if store and not store.startswith(("http://", "https://")):
+        return Path(store) / "crawl-state"
+    if output:
+        return Path(output).parent / "crawl-state"
+    return Path("crawl-state")
+
+
+def _build_sink(store: str | None, config: str | None, push: str | None, token: str | None, output: str | None, push_timeout: float) -> Sink:
+    primary: Sink | None = None
+    if push:
+        primary = HttpPushSink(push, token=token, timeout=push_timeout)
+    elif store or not output:
+        from indexer.errors import NewsdedupError
+        from indexer.settings import load_settings
+
+        try:
+            settings = load_settings(config, overrides={"store.path": store} if store else None)
+            primary = IndexerSink(settings)
+        except NewsdedupError as exc:
+            raise click.UsageError(str(exc)) from exc
+    if output:
+        copy = file_sink(output)
+        return TeeSink(primary, copy) if primary is not None else copy
+    assert primary is not None
+    return primary
+
+
+@click.command("crawl")
+@click.option("--sources", "sources_file", required=True, type=click.Path(dir_okay=False), help="TOML file declaring the sources.")
+@click.option("--source", "only", multiple=True, help="Crawl only this source (repeatable).")
+@click.option("--store", default=None, help="Store directory or Elasticsearch URL to index into (in-process).")
+@click.option("--config", default=None, type=click.Path(dir_okay=False), help="Indexer settings TOML file.")
+@click.option("--push", default=None, help="POST articles as NDJSON to the ingest daemon at this URL instead.")
+@click.option("--token", default=None, envvar="NEWSDEDUP_PUSH_TOKEN", help="Bearer token for --push (or $NEWSDEDUP_PUSH_TOKEN).")
+@click.option("--output", default=None, help="Also (or only) append articles to FILE.jsonl or FILE.csv.")
+@click.option("--state", "state_dir", default=None, help="Directory of the incremental crawl state (default: <store>/crawl-state).")
+@click.option("--no-state", is_flag=True, help="Keep no state: fetch everything, remember nothing.")
+@click.option("--batch-size", default=50, show_default=True, type=click.IntRange(1, 10000), help="Articles per delivery.")
+@click.option("--push-timeout", default=60.0, show_default=True, type=float, help="Seconds to wait for the daemon.")
+@click.option("--stats-json", default=None, type=click.Path(dir_okay=False), help="Write the per-source stats as JSON here.")
+@click.option("-q", "--quiet", is_flag=True, help="No per-article progress lines.")
+def crawl(sources_file, only, store, config, push, token, output, state_dir, no_state, batch_size, push_timeout, stats_json, quiet):
+    """Crawl news sources and push clean articles to the indexer, the daemon or a file."""
+    if push and store:
+        raise click.UsageError("--store and --push are exclusive: index here or send to the daemon")
+    if push and not push.startswith(("http://", "https://")):
+        raise click.UsageError(f"--push must be an http(s) URL, got {push!r}")
+    try:
+        sources = load_sources(sources_file)
+        if only:
+            sources = sources.select(list(only))
+    except SourceConfigError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+    def progress(source: str, event: str, detail: str) -> None:
+        if event == "source_start":
+            click.echo(f"[{source}] crawling {detail}", err=True)
+        elif event == "source_done":
+            click.echo(f"[{source}] done", err=True)
+        elif not quiet and event == "article":
+            click.echo(f"[{source}] {detail}", err=True)
+        elif not quiet and event == "dropped":
+            click.echo(f"[{source}] dropped {detail}", err=True)
+
+    try:
+        sink = _build_sink(store, config, push, token, output, push_timeout)
+    except SinkError as exc:
+        raise click.UsageError(str(exc)) from exc
+    state = CrawlState.memory() if no_state else CrawlState(state_dir or _default_state_dir(store, output))
+    failed: CrawlError | None = None
+    stats = CrawlStats()
+    try:
+        run_crawl(sources, sink, state, options=RunOptions(batch_size=batch_size), progress=progress, stats=stats)
+    except CrawlError as exc:  # a sink refused a batch: stop, nothing undelivered is marked seen
+        failed = exc
+    finally:
+        sink.close()
+        state.close()
+    click.echo(format_table((name, stats.for_source(name)) for name in stats.sources()))
+    if stats_json:
+        Path(stats_json).write_text(json.dumps(stats.as_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+    if failed is not None:
+        raise click.ClickException(f"crawl stopped: {failed}")

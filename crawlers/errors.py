@@ -1,0 +1,104 @@
+"""Exceptions raised by the crawlers.
+
+    CrawlError
+    ├── FetchError(url, status)        a page could not be fetched; ``cause`` names why for the stats
+    │   ├── FetchTimeout               no answer within the timeout (after retries)
+    │   ├── ConnectionFailed           connection refused / reset / DNS failure (after retries)
+    │   ├── HTTPStatusError            a non-2xx/304 answer (after retries for 5xx/429)
+    │   ├── TooManyRedirects           redirect chain longer than allowed, or a loop
+    │   ├── ResponseTooLarge           body larger than the configured maximum
+    │   └── URLRejected                we refused to request the URL at all
+    │       ├── RobotsDisallowed       robots.txt forbids it for our User-Agent
+    │       ├── OffsiteURL             host outside the source's allowed hosts
+    │       └── UnsupportedScheme      not http/https
+    ├── SourceConfigError (also ValueError)  the sources file is invalid; names source and key
+    ├── SinkError                      an output (indexer, HTTP push, file) refused the articles
+    └── DropArticle(reason)            a pipeline step rejects one article; counted by ``reason``
+
+requests/urllib3 exceptions are translated at the edge (``raise FetchTimeout(...) from exc``) so
+callers only ever catch these types.
+"""
+
+from __future__ import annotations
+
+
+class CrawlError(Exception):
+    """Root of every error the crawlers raise on purpose."""
+
+
+class FetchError(CrawlError):
+    """A URL could not be fetched. ``cause`` is a short stable word used as a stats key."""
+
+    cause = "error"
+
+    def __init__(self, url: str, message: str = "", status: int | None = None):
+        self.url = url
+        self.status = status
+        super().__init__(f"{url}: {message}" if message else url)
+
+
+class FetchTimeout(FetchError):
+    cause = "timeout"
+
+
+class ConnectionFailed(FetchError):
+    cause = "connection"
+
+
+class HTTPStatusError(FetchError):
+    """``cause`` is ``http_<status>`` so the stats tell 404s from 503s."""
+
+    @property
+    def cause(self) -> str:  # type: ignore[override]
+        return f"http_{self.status}"
+
+
+class TooManyRedirects(FetchError):
+    cause = "redirects"
+
+
+class ResponseTooLarge(FetchError):
+    cause = "too_large"
+
+
+class URLRejected(FetchError):
+    cause = "rejected"
+
+
+class RobotsDisallowed(URLRejected):
+    cause = "robots"
+
+
+class OffsiteURL(URLRejected):
+    cause = "offsite"
+
+
+class UnsupportedScheme(URLRejected):
+    cause = "scheme"
+
+
+class SourceConfigError(CrawlError, ValueError):
+    """The sources file is invalid. ``source`` and ``key`` locate the problem."""
+
+    def __init__(self, message: str, source: str | None = None, key: str | None = None):
+        self.source = source
+        self.key = key
+        where = []
+        if source is not None:
+            where.append(f"source {source!r}")
+        if key is not None:
+            where.append(f"key {key!r}")
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+
+
+class SinkError(CrawlError):
+    """An output refused or failed to take a batch of articles."""
+
+
+class DropArticle(CrawlError):
+    """Raised by a pipeline step to discard one article; ``reason`` becomes a stats key."""
+
+    def __init__(self, reason: str, detail: str = ""):
+        self.reason = reason
+        self.detail = detail
+        super().__init__(f"{reason}: {detail}" if detail else reason)

@@ -1,0 +1,193 @@
+"""Links, pagination and article fields out of HTML.
+
+With selectors from the sources file we take exactly what they point at. Without them we fall back
+to generic main-content extraction: trafilatura when installed (it is well kept and handles Chinese
+pages well), else a small text-density heuristic. Malformed HTML is fine: lxml's HTML parser
+repairs it the way browsers do.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import warnings
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, Tag
+
+log = logging.getLogger(__name__)
+
+try:  # optional: generic extraction is better with it, still works without it
+    import trafilatura
+except ImportError:  # pragma: no cover - exercised only where trafilatura is missing
+    trafilatura = None
+
+_NOISE_TAGS = ("script", "style", "noscript", "iframe", "svg", "form", "button", "select", "textarea", "template")
+_BLOCK_TAGS = ("p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "blockquote", "pre", "table", "dd", "dt", "figcaption")
+_SPACES = re.compile(r"[ \t\r\f\v\u3000\xa0]+")
+_TIME_META = (
+    ("property", "article:published_time"), ("name", "publishdate"), ("name", "PubDate"), ("name", "pubdate"),
+    ("itemprop", "datePublished"), ("name", "publish_time"), ("name", "date"), ("property", "og:release_date"),
+)
+_TIME_HINT = re.compile(r"(?:^|[-_\s])(?:pub|publish|time|date|info|source)", re.I)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@dataclass(frozen=True)
+class ExtractedArticle:
+    title: str
+    content: str  # plain text, one paragraph per line
+    time_text: str  # raw publish-time text, parsed later with crawlers.dates
+    method: str  # "selectors" or "generic", for the stats
+
+
+def parse_html(text: str) -> BeautifulSoup:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
+        return BeautifulSoup(text, "lxml")
+
+
+def clean_lines(text: str) -> str:
+    """Collapse runs of spaces inside lines and drop empty lines."""
+    lines = (_SPACES.sub(" ", line).strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+def element_text(el: Tag, remove: tuple[str, ...] = ()) -> str:
+    """Visible text of ``el``, one block element per line. Works on a copy so the page stays whole."""
+    el = parse_html(str(el))
+    for tag in el(_NOISE_TAGS):
+        tag.decompose()
+    for selector in remove:
+        for tag in el.select(selector):
+            tag.decompose()
+    for tag in el.find_all(_BLOCK_TAGS):
+        tag.insert_before("\n")
+        tag.insert_after("\n")
+    return clean_lines(el.get_text())
+
+
+def extract_links(soup: BeautifulSoup, base_url: str, selector: str = "", pattern: str = "") -> list[str]:
+    """Absolute http(s) links matched by ``selector`` (default: every ``a[href]``) whose URL
+    matches ``pattern`` (a regex searched in the absolute URL), deduplicated in page order."""
+    anchors = soup.select(selector) if selector else soup.select("a[href]")
+    regex = re.compile(pattern) if pattern else None
+    out: dict[str, None] = {}
+    for a in anchors:
+        if a.name != "a":
+            a = a.find("a", href=True) or a
+        href = (a.get("href") or "").strip()
+        if not href or href.startswith(("javascript:", "mailto:", "tel:", "#")):
+            continue
+        url = urljoin(base_url, href)
+        if urlsplit(url).scheme not in ("http", "https"):
+            continue
+        if regex and not regex.search(url):
+            continue
+        out.setdefault(url, None)
+    return list(out)
+
+
+def extract_next_page(soup: BeautifulSoup, base_url: str, selector: str) -> str | None:
+    if not selector:
+        return None
+    el = soup.select_one(selector)
+    if el is None:
+        return None
+    if el.name != "a":
+        el = el.find("a", href=True) or el
+    href = (el.get("href") or "").strip()
+    return urljoin(base_url, href) if href and not href.startswith(("javascript:", "#")) else None
+
+
+def _select_text(soup: BeautifulSoup, selector: str) -> str:
+    el = soup.select_one(selector) if selector else None
+    return element_text(el) if el is not None else ""
+
+
+def _meta(soup: BeautifulSoup, attr: str, value: str) -> str:
+    el = soup.find("meta", attrs={attr: value})
+    return (el.get("content") or "").strip() if el else ""
+
+
+def extract_title(soup: BeautifulSoup, selector: str = "") -> str:
+    """Selector, else og:title, else the first <h1>, else <title>."""
+    title = _select_text(soup, selector).replace("\n", " ") if selector else ""
+    if not title:
+        title = _meta(soup, "property", "og:title")
+    if not title:
+        h1 = soup.find("h1")
+        title = element_text(h1).replace("\n", " ") if h1 else ""
+    if not title and soup.title and soup.title.string:
+        title = soup.title.string
+    return _SPACES.sub(" ", title).strip()
+
+
+def extract_time_text(soup: BeautifulSoup, selector: str = "") -> str:
+    """Publish time as printed: selector (its ``datetime``/``content`` attribute first), meta tags,
+    ``<time>``, then small elements whose class/id suggests a date line."""
+    if selector:
+        el = soup.select_one(selector)
+        if el is not None:
+            return (el.get("datetime") or el.get("content") or element_text(el)).strip()
+    for attr, value in _TIME_META:
+        found = _meta(soup, attr, value)
+        if found:
+            return found
+    t = soup.find("time")
+    if t is not None:
+        return (t.get("datetime") or t.get_text()).strip()
+    for el in soup.find_all(["span", "div", "p", "em"], limit=2000):
+        ident = " ".join(el.get("class") or []) + " " + (el.get("id") or "")
+        if _TIME_HINT.search(ident):
+            text = el.get_text(" ", strip=True)
+            if text and len(text) < 120 and re.search(r"\d", text):
+                return text
+    return ""
+
+
+def density_main_text(soup: BeautifulSoup) -> str:
+    """Fallback main content: the block whose direct <p> children hold the most CJK text."""
+    best, best_score = None, 0
+    for el in soup.find_all(["div", "article", "section", "td", "main"]):
+        paragraphs = el.find_all("p", recursive=False)
+        score = sum(len(_CJK.findall(p.get_text())) + len(p.get_text()) // 4 for p in paragraphs)
+        if score > best_score:
+            best, best_score = el, score
+    if best is None:
+        body = soup.body or soup
+        return element_text(body)
+    return element_text(best)
+
+
+def generic_main_text(html: str, url: str, soup: BeautifulSoup) -> str:
+    if trafilatura is not None:
+        try:
+            text = trafilatura.extract(html, url=url, include_comments=False, include_tables=False, favor_recall=True, deduplicate=False)
+        except Exception as exc:  # trafilatura is a heuristic stack; never let it kill a crawl
+            log.warning("trafilatura failed on %s: %s", url, exc)
+            text = None
+        if text:
+            return clean_lines(text)
+    return density_main_text(soup)
+
+
+def extract_article(html: str, url: str, *, title_selector: str = "", body_selector: str = "", time_selector: str = "", remove_selectors: tuple[str, ...] = ()) -> ExtractedArticle:
+    """Title, body text and raw publish-time text of one detail page."""
+    soup = parse_html(html)
+    title = extract_title(soup, title_selector)
+    content = ""
+    method = "generic"
+    if body_selector:
+        el = soup.select_one(body_selector)
+        if el is not None:
+            content = element_text(el, remove_selectors)
+            method = "selectors"
+    if not content:
+        content = generic_main_text(html, url, soup)
+        # Generic extractors often repeat the headline as the first line.
+        first, _, rest = content.partition("\n")
+        if title and first.strip() == title:
+            content = rest
+    return ExtractedArticle(title=title, content=content.strip(), time_text=extract_time_text(soup, time_selector), method=method)

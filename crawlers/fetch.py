@@ -1,0 +1,339 @@
+"""HTTP fetching that a site operator would not mind: one requests Session, per-host pacing,
+robots.txt, retries with exponential backoff honouring ``Retry-After``, a response size cap,
+redirects followed by hand (each hop re-checked for scheme, host and robots), and conditional
+GETs (ETag / Last-Modified) so unchanged pages cost a 304.
+
+All requests/urllib3 exceptions are translated here into ``crawlers.errors`` types.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import Callable, Collection, Mapping
+from urllib.parse import urljoin, urlsplit
+
+import requests
+from urllib3.exceptions import ReadTimeoutError
+
+from .encoding import Decoded, decode_body
+from .errors import (
+    ConnectionFailed,
+    FetchError,
+    FetchTimeout,
+    HTTPStatusError,
+    OffsiteURL,
+    ResponseTooLarge,
+    RobotsDisallowed,
+    TooManyRedirects,
+    UnsupportedScheme,
+)
+from .middlewares.robots import RobotsCache
+
+log = logging.getLogger(__name__)
+
+DEFAULT_USER_AGENT = "newsdedup-crawler/0.1 (+https://github.com/newsdedup/newsdedup)"
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+ALLOWED_SCHEMES = frozenset({"http", "https"})
+ROBOTS_MAX_BYTES = 512 * 1024
+
+Counter = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class FetchPolicy:
+    """How politely and how persistently to fetch. Every limit is configurable so tests can use
+    tiny values and operators can loosen them per source."""
+
+    user_agent: str = DEFAULT_USER_AGENT
+    timeout: float = 15.0  # seconds for connect and for each read
+    max_total_time: float = 120.0  # seconds for one whole response body (slow-drip guard)
+    max_retries: int = 3
+    backoff_base: float = 2.0  # seconds; doubles per attempt
+    backoff_max: float = 60.0
+    max_retry_after: float = 600.0  # a longer Retry-After means "not today": give up on the URL
+    delay: float = 1.0  # minimum seconds between two requests to the same host
+    max_crawl_delay: float = 30.0  # cap on a robots.txt Crawl-delay
+    max_bytes: int = 10 * 1024 * 1024
+    max_redirects: int = 5
+    obey_robots: bool = True
+
+
+@dataclass
+class FetchResult:
+    url: str  # as requested
+    final_url: str  # after redirects
+    status: int
+    headers: Mapping[str, str]
+    body: bytes = b""
+    retries: int = 0
+    elapsed: float = 0.0
+    not_modified: bool = False
+    redirects: list[str] = field(default_factory=list)
+
+    @property
+    def etag(self) -> str | None:
+        return self.headers.get("ETag")
+
+    @property
+    def last_modified(self) -> str | None:
+        return self.headers.get("Last-Modified")
+
+    def decode(self, override: str | None = None) -> Decoded:
+        return decode_body(self.body, self.headers.get("Content-Type"), override)
+
+
+def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date); None if absent
+    or unreadable. Dates in the past mean "now" (0)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    now = now or datetime.now(timezone.utc)
+    return max(0.0, (when - now).total_seconds())
+
+
+def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | None = None) -> float:
+    """Seconds before retry number ``attempt + 1``: the server's Retry-After when it gave one
+    (it knows its load better than we do), else ``base * 2**attempt`` capped at ``cap``."""
+    if retry_after is not None:
+        return retry_after
+    return min(cap, base * (2**attempt))
+
+
+def host_of(url: str) -> str:
+    """The pacing/allow-list key: host[:port], lower case."""
+    return urlsplit(url).netloc.lower()
+
+
+class HostRateLimiter:
+    """Keeps at least ``interval(host)`` seconds between request starts to one host."""
+
+    def __init__(self, sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic):
+        self._sleep = sleep
+        self._clock = clock
+        self._next: dict[str, float] = {}
+
+    def wait(self, host: str, interval: float) -> float:
+        """Block until ``host`` may be hit again; returns the seconds waited."""
+        now = self._clock()
+        ready = self._next.get(host, now)
+        waited = 0.0
+        if ready > now:
+            waited = ready - now
+            self._sleep(waited)
+        self._next[host] = max(now, ready) + interval
+        return waited
+
+
+class Fetcher:
+    """Fetch pages under a ``FetchPolicy``. ``sleep`` and ``clock`` are injectable for tests.
+    ``session`` may be shared between fetchers (connection pooling); the User-Agent is sent per
+    request so sources with different User-Agents can share it."""
+
+    def __init__(
+        self,
+        policy: FetchPolicy = FetchPolicy(),
+        session: requests.Session | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        limiter: HostRateLimiter | None = None,
+    ):
+        self.policy = policy
+        self.session = session or requests.Session()
+        self._sleep = sleep
+        self._clock = clock
+        # Shared between the fetchers of several sources so two sources on one host still pace.
+        self.limiter = limiter or HostRateLimiter(sleep, clock)
+        self.robots = RobotsCache(policy.user_agent, self._fetch_robots, clock=clock) if policy.obey_robots else None
+
+    def close(self) -> None:
+        self.session.close()
+
+    def __enter__(self) -> "Fetcher":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- checks ---------------------------------------------------------------------------
+
+    def check_url(self, url: str, allowed_hosts: Collection[str] | None = None) -> None:
+        """Raise unless ``url`` may be requested: http(s), an allowed host, allowed by robots."""
+        parts = urlsplit(url)
+        if parts.scheme.lower() not in ALLOWED_SCHEMES or not parts.netloc:
+            raise UnsupportedScheme(url, f"scheme {parts.scheme!r} not allowed")
+        if allowed_hosts is not None and not host_allowed(parts.netloc, allowed_hosts):
+            raise OffsiteURL(url, f"host {parts.netloc!r} not in {sorted(allowed_hosts)}")
+        if self.robots is not None and not self.robots.allowed(url):
+            raise RobotsDisallowed(url, "disallowed by robots.txt")
+
+    def _interval(self, url: str) -> float:
+        delay = self.policy.delay
+        if self.robots is not None:
+            crawl_delay = self.robots.crawl_delay(url)
+            if crawl_delay is not None:
+                delay = max(delay, min(crawl_delay, self.policy.max_crawl_delay))
+        return delay
+
+    # -- fetching -------------------------------------------------------------------------
+
+    def fetch(
+        self,
+        url: str,
+        *,
+        allowed_hosts: Collection[str] | None = None,
+        etag: str | None = None,
+        last_modified: str | None = None,
+        count: Counter | None = None,
+    ) -> FetchResult:
+        """GET ``url`` following at most ``max_redirects`` redirects, each hop checked like the
+        first. A 304 answer to a conditional request comes back with ``not_modified=True``."""
+        count = count or (lambda key: None)
+        started = self._clock()
+        current = url
+        hops: list[str] = []
+        visited = {url}
+        while True:
+            self.check_url(current, allowed_hosts)
+            headers = {"User-Agent": self.policy.user_agent}
+            if not hops:
+                if etag:
+                    headers["If-None-Match"] = etag
+                if last_modified:
+                    headers["If-Modified-Since"] = last_modified
+            result = self._get_with_retries(current, headers, count)
+            if result.status in REDIRECT_STATUSES:
+                location = result.headers.get("Location")
+                if not location:
+                    raise HTTPStatusError(current, "redirect without Location", status=result.status)
+                target = urljoin(current, location)
+                if target in visited:
+                    raise TooManyRedirects(url, f"redirect loop via {target}", status=result.status)
+                if len(hops) >= self.policy.max_redirects:
+                    raise TooManyRedirects(url, f"more than {self.policy.max_redirects} redirects", status=result.status)
+                hops.append(current)
+                visited.add(target)
+                current = target
+                continue
+            result.url = url
+            result.redirects = hops
+            result.elapsed = self._clock() - started
+            if result.status == 304:
+                result.not_modified = True
+            return result
+
+    def _get_with_retries(self, url: str, headers: dict[str, str], count: Counter) -> FetchResult:
+        policy = self.policy
+        interval = self._interval(url)
+        host = host_of(url)
+        for attempt in range(policy.max_retries + 1):
+            self.limiter.wait(host, interval)
+            retry_after: float | None = None
+            try:
+                result = self._get_once(url, headers)
+            except (FetchTimeout, ConnectionFailed) as exc:
+                error: FetchError = exc
+            else:
+                result.retries = attempt
+                if result.status not in RETRY_STATUSES:
+                    if result.status >= 400:
+                        raise HTTPStatusError(url, f"HTTP {result.status}", status=result.status)
+                    return result
+                retry_after = parse_retry_after(result.headers.get("Retry-After"))
+                error = HTTPStatusError(url, f"HTTP {result.status}", status=result.status)
+                if retry_after is not None and retry_after > policy.max_retry_after:
+                    log.warning("%s asks to retry after %.0fs, more than %.0fs: giving up", url, retry_after, policy.max_retry_after)
+                    raise error
+            if attempt == policy.max_retries:
+                raise error
+            delay = backoff_delay(attempt, policy.backoff_base, policy.backoff_max, retry_after)
+            log.info("retrying %s in %.1fs after %s (attempt %d of %d)", url, delay, error.cause, attempt + 1, policy.max_retries)
+            count("retry/count")
+            count(f"retry/reason/{error.cause}")
+            if delay > 0:
+                self._sleep(delay)
+        raise AssertionError("unreachable")
+
+    def _get_once(self, url: str, headers: Mapping[str, str], max_bytes: int | None = None) -> FetchResult:
+        """One GET, body read with the size cap and the total-time cap."""
+        limit = self.policy.max_bytes if max_bytes is None else max_bytes
+        started = self._clock()
+        try:
+            response = self.session.get(url, headers=headers, timeout=self.policy.timeout, allow_redirects=False, stream=True)
+        except requests.Timeout as exc:
+            raise FetchTimeout(url, f"no answer within {self.policy.timeout}s") from exc
+        except requests.ConnectionError as exc:
+            raise ConnectionFailed(url, str(exc)) from exc
+        except requests.RequestException as exc:
+            raise FetchError(url, str(exc)) from exc
+        with response:
+            status = response.status_code
+            resp_headers = dict(response.headers)
+            if status in REDIRECT_STATUSES or status in RETRY_STATUSES or status == 304 or status >= 400:
+                return FetchResult(url, url, status, resp_headers)
+            declared = response.headers.get("Content-Length", "")
+            if declared.isdigit() and int(declared) > limit:
+                raise ResponseTooLarge(url, f"Content-Length {declared} > {limit} bytes", status=status)
+            chunks: list[bytes] = []
+            size = 0
+            try:
+                for chunk in response.iter_content(chunk_size=65536):
+                    size += len(chunk)
+                    if size > limit:
+                        raise ResponseTooLarge(url, f"body over {limit} bytes", status=status)
+                    if self._clock() - started > self.policy.max_total_time:
+                        raise FetchTimeout(url, f"body not complete within {self.policy.max_total_time}s", status=status)
+                    chunks.append(chunk)
+            except requests.ConnectionError as exc:
+                if any(isinstance(a, ReadTimeoutError) for a in exc.args):
+                    raise FetchTimeout(url, "read timed out", status=status) from exc
+                raise ConnectionFailed(url, str(exc), status=status) from exc
+            except requests.RequestException as exc:
+                raise FetchError(url, str(exc), status=status) from exc
+        return FetchResult(url, url, status, resp_headers, b"".join(chunks))
+
+    def _fetch_robots(self, robots_url: str) -> tuple[int, str] | None:
+        """robots.txt itself: paced, size-capped, no robots check, short redirect chain allowed
+        (http->https is common), unreachable -> None."""
+        host = host_of(robots_url)
+        self.limiter.wait(host, self.policy.delay)
+        current = robots_url
+        try:
+            for _ in range(self.policy.max_redirects + 1):
+                result = self._get_once(current, {"User-Agent": self.policy.user_agent}, ROBOTS_MAX_BYTES)
+                if result.status in REDIRECT_STATUSES and result.headers.get("Location"):
+                    current = urljoin(current, result.headers["Location"])
+                    continue
+                return result.status, result.body.decode("utf-8", "replace") if result.status < 300 else ""
+        except ResponseTooLarge:
+            return 200, ""  # an absurd robots.txt: RFC 9309 lets us parse a prefix; be lenient
+        except FetchError as exc:
+            log.warning("robots.txt %s unreachable: %s", robots_url, exc)
+            return None
+        return None
+
+
+def host_allowed(netloc: str, allowed: Collection[str]) -> bool:
+    """``allowed`` holds host[:port] entries; ``*.example.com`` also admits subdomains."""
+    netloc = netloc.lower()
+    host = netloc.split(":")[0]
+    for pattern in allowed:
+        p = pattern.lower()
+        if p == netloc or p == host:
+            return True
+        if p.startswith("*.") and (host == p[2:] or host.endswith(p[1:])):
+            return True
+    return False

@@ -1,0 +1,1 @@
+"""Request middlewares: checks every request passes before it goes on the wire."""

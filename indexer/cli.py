@@ -1,0 +1,275 @@
+"""``newsdedup`` command line. The only module that writes to stdout."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .errors import ConfigError, NewsdedupError
+from .settings import Settings, describe, load_settings
+
+log = logging.getLogger("newsdedup")
+
+EXIT_REJECTS = 3  # the run finished, but some input records were rejected (see the rejects file)
+
+
+class CliError(click.ClickException):
+    exit_code = 1
+
+
+def _settings(config: str | None, store: str | None, sets: tuple[str, ...]) -> Settings:
+    overrides: dict[str, Any] = {}
+    for item in sets:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--set")
+        overrides[key.strip()] = value
+    if store:
+        overrides["store.path"] = store
+    try:
+        return load_settings(config, overrides)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def common_options(func):
+    func = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting, e.g. decision.time_window_days=3.")(func)
+    func = click.option("--config", type=click.Path(dir_okay=False), envvar="NEWSDEDUP_CONFIG", help="TOML settings file.")(func)
+    func = click.option("--store", metavar="DIR_OR_URL", help="Embedded store directory or Elasticsearch URL (store.path).")(func)
+    return func
+
+
+def _open_indexer(settings: Settings):
+    from .pipeline import Indexer
+
+    try:
+        return Indexer.open(settings)
+    except NewsdedupError as exc:
+        raise CliError(str(exc)) from None
+
+
+@click.group()
+@click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
+@click.version_option(package_name="newsdedup")
+def main(verbose: int) -> None:
+    """Group crawled news into duplicate clusters: exact, near-duplicate and semantic."""
+    level = logging.WARNING - 10 * min(verbose, 2)
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+
+
+@main.command()
+@click.argument("path")
+@common_options
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "csv", "tsv"]), help="Input format (default: by file extension, else JSONL).")
+@click.option("--rejects", type=click.Path(dir_okay=False), default="newsdedup-rejects.jsonl", show_default=True, help="Where rejected records are appended.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar (default: when stderr is a terminal).")
+def ingest(path: str, store: str | None, config: str | None, sets: tuple[str, ...], fmt: str | None, rejects: str, progress: bool | None) -> None:
+    """Index PATH (JSONL or CSV; - for stdin) into the store and print a summary.
+
+    Exit status: 0 all records accepted, 3 some records rejected (written to --rejects), 1 failure."""
+    from tqdm import tqdm
+
+    from .pipeline import BatchSummary, Decision
+    from .readers import Rejected, read_records
+
+    settings = _settings(config, store, sets)
+    if path != "-" and not Path(path).is_file():
+        raise click.BadParameter(f"no such file: {path}", param_hint="PATH")
+    summary = BatchSummary()
+    rejected = 0
+    started = time.perf_counter()
+    reject_file = None
+
+    def reject(where: str, reason: str, raw: Any) -> None:
+        nonlocal reject_file, rejected
+        rejected += 1
+        log.warning("rejected %s: %s", where, reason)
+        if reject_file is None:
+            reject_file = open(rejects, "a", encoding="utf-8")
+        reject_file.write(json.dumps({"where": where, "reason": reason, "record": raw, "at": datetime.now(timezone.utc).isoformat()}, ensure_ascii=False) + "\n")
+
+    with _open_indexer(settings) as indexer, tqdm(desc="ingest", unit=" articles", disable=(not progress) if progress is not None else None, file=sys.stderr) as bar:
+        batch: list[Any] = []
+        places: list[str] = []
+
+        def flush() -> None:
+            try:
+                outcomes = indexer.index_many(batch, places)
+            except NewsdedupError as exc:
+                raise CliError(f"indexing stopped at {places[0]}..{places[-1]}: {exc}") from None
+            for record, outcome in zip(batch, outcomes):
+                if outcome.decision is Decision.REJECTED:
+                    reject(outcome.where or "?", outcome.error or "rejected", record)
+                else:
+                    summary.add(outcome)
+            bar.update(len(batch))
+            batch.clear()
+            places.clear()
+
+        try:
+            for item in read_records(path, fmt):
+                if isinstance(item, Rejected):
+                    reject(item.where, item.reason, item.raw)
+                    continue
+                batch.append(item.data)
+                places.append(item.where)
+                if len(batch) >= settings.input.batch_size:
+                    flush()
+            if batch:
+                flush()
+        finally:
+            if reject_file is not None:
+                reject_file.close()
+    elapsed = time.perf_counter() - started
+    _print_summary(summary.counts, rejected, elapsed, rejects)
+    if rejected:
+        sys.exit(EXIT_REJECTS)
+
+
+def _print_summary(counts: Counter, rejected: int, elapsed: float, rejects: str) -> None:
+    processed = counts["new"] + counts["duplicate"] + counts["already_indexed"]
+    rate = processed / elapsed if elapsed > 0 else 0.0
+    click.echo(f"new: {counts['new']}")
+    reasons = ", ".join(f"{r} {counts[f'duplicate/{r}']}" for r in ("exact", "near", "semantic") if counts[f"duplicate/{r}"])
+    click.echo(f"duplicates: {counts['duplicate']}" + (f" ({reasons})" if reasons else ""))
+    click.echo(f"already indexed: {counts['already_indexed']}" + (" (re-ingest: nothing added)" if processed and counts["already_indexed"] == processed else ""))
+    click.echo(f"rejected: {rejected}" + (f" (see {rejects})" if rejected else ""))
+    click.echo(f"time: {elapsed:.1f}s, {rate:.1f} articles/s")
+
+
+@main.command()
+@common_options
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output file (default: stdout).")
+def export(store: str | None, config: str | None, sets: tuple[str, ...], output: str | None) -> None:
+    """Write every article with its cluster assignment as JSON Lines."""
+    settings = _settings(config, store, sets)
+    with _open_indexer(settings) as indexer:
+        out = open(output, "w", encoding="utf-8") if output else sys.stdout
+        try:
+            for article in indexer.store.iter_articles():
+                out.write(json.dumps(article.export_record(), ensure_ascii=False) + "\n")
+        finally:
+            if output:
+                out.close()
+
+
+def _pair_side(value: Any) -> Any:
+    return {"title": value} if isinstance(value, str) else value
+
+
+@main.command()
+@click.argument("pairs", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@common_options
+def compare(pairs: str, store: str | None, config: str | None, sets: tuple[str, ...]) -> None:
+    """For each line {"a": article, "b": article} print whether they are duplicates and why.
+    Lines in the {"source": text, "target": text} shape compare two headlines."""
+    from .errors import InvalidArticle
+    from .features import Featurizer
+    from .features.embedding import create_embedder
+    from .pipeline import Indexer
+    from .readers import Rejected, read_records
+
+    settings = _settings(config, store, sets)
+    embedder = create_embedder(settings.embedding.model, settings.embedding.device)
+    indexer = Indexer(settings, store=None, featurizer=Featurizer(settings, embedder))  # type: ignore[arg-type]
+    failed = 0
+    for item in read_records(pairs, "jsonl"):
+        if isinstance(item, Rejected):
+            failed += 1
+            click.echo(json.dumps({"where": item.where, "error": item.reason}, ensure_ascii=False))
+            continue
+        data = item.data
+        try:
+            if not isinstance(data, dict):
+                raise InvalidArticle("pair must be a JSON object", item.where)
+            a, b = (data.get("a"), data.get("b")) if "a" in data else (data.get("source"), data.get("target"))
+            evidence, verdict = indexer.compare(_pair_side(a), _pair_side(b))
+        except InvalidArticle as exc:
+            failed += 1
+            click.echo(json.dumps({"where": item.where, "error": str(exc)}, ensure_ascii=False))
+            continue
+        click.echo(json.dumps({
+            "duplicate": verdict is not None,
+            "reason": verdict.reason.value if verdict else None,
+            "score": verdict.score if verdict else None,
+            "scores": {"hamming": evidence.hamming, "containment": round(evidence.containment, 4),
+                       "cosine": None if evidence.cosine is None else round(evidence.cosine, 4),
+                       "lexical": round(evidence.lexical, 4), "template": evidence.template},
+        }, ensure_ascii=False))
+    if failed:
+        sys.exit(EXIT_REJECTS)
+
+
+@main.command()
+@click.argument("article_id")
+@common_options
+def explain(article_id: str, store: str | None, config: str | None, sets: tuple[str, ...]) -> None:
+    """Why ARTICLE_ID is, or is not, a duplicate: the evidence against its match, its cluster's
+    canonical article and its nearest candidates."""
+    settings = _settings(config, store, sets)
+    with _open_indexer(settings) as indexer:
+        try:
+            report = indexer.explain(article_id)
+        except KeyError:
+            raise CliError(f"no article with id {article_id!r} in {settings.store.path}") from None
+    click.echo(json.dumps(report, ensure_ascii=False, indent=2, default=str))
+
+
+@main.command()
+@common_options
+@click.option("--top", default=10, show_default=True, help="How many clusters.")
+@click.option("--members/--no-members", default=False, help="List each cluster's members.")
+def clusters(store: str | None, config: str | None, sets: tuple[str, ...], top: int, members: bool) -> None:
+    """The largest duplicate clusters."""
+    settings = _settings(config, store, sets)
+    with _open_indexer(settings) as indexer:
+        stats = indexer.store.stats()
+        click.echo(f"{stats.articles} articles in {stats.clusters} clusters; {stats.duplicates} duplicates {stats.by_reason}")
+        for cluster_id, size in indexer.store.top_clusters(top):
+            group = indexer.store.cluster_members(cluster_id)
+            canonical = next((a for a in group if a.id == cluster_id), group[0] if group else None)
+            click.echo(f"{size:6d}  {cluster_id}  {canonical.title if canonical else ''}")
+            if members:
+                for a in group:
+                    if a.id != cluster_id:
+                        click.echo(f"        - {a.id} [{a.dup_reason} {a.score}] {a.title}")
+
+
+@main.command("config")
+@common_options
+def show_config(store: str | None, config: str | None, sets: tuple[str, ...]) -> None:
+    """Print the effective settings (after file, environment and flags) as TOML."""
+    settings = _settings(config, store, sets)
+    docs = {key: doc for key, _, doc in describe()}
+    for section, values in settings.as_dict().items():
+        click.echo(f"[{section}]")
+        for key, value in values.items():
+            rendered = json.dumps(value, ensure_ascii=False) if not isinstance(value, bool) else str(value).lower()
+            doc = docs.get(f"{section}.{key}")
+            click.echo(f"{key} = {rendered}" + (f"  # {doc}" if doc else ""))
+        click.echo("")
+
+
+def _register_optional_commands() -> None:
+    """Commands whose modules need optional packages register only when those are installed."""
+    for module, names in (("crawlers.cli", ("crawl",)), ("indexer.es_cli", ("es", "kibana"))):
+        try:
+            mod = __import__(module, fromlist=list(names))
+        except ImportError as exc:
+            log.debug("commands from %s unavailable: %s", module, exc)
+            continue
+        for name in names:
+            command = getattr(mod, name, None)
+            if isinstance(command, click.Command):
+                main.add_command(command, name)
+
+
+_register_optional_commands()

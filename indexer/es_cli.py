@@ -1,0 +1,208 @@
+"""``newsdedup es init|check`` and ``newsdedup kibana import``.
+
+Both groups are registered on the main CLI by the core. Settings come from the main CLI's context
+(``ctx.obj`` being a ``Settings`` or holding one under ``"settings"``) or, when run alone, from
+``--config`` / ``$NEWSDEDUP_CONFIG`` and the environment. Secrets are never echoed.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .errors import NewsdedupError
+from .features.simhash import FINGERPRINT_LAYOUT
+from .settings import Settings, load_settings
+from .store import is_remote
+
+KIBANA_DIR = Path(__file__).resolve().parents[1] / "es_mappings" / "kibana"
+DATA_VIEW_TYPE = "index-pattern"
+
+
+def _settings(ctx: click.Context, config: str | None) -> Settings:
+    obj = ctx.find_root().obj
+    if isinstance(obj, Settings):
+        return obj
+    if isinstance(obj, dict) and isinstance(obj.get("settings"), Settings):
+        return obj["settings"]
+    return load_settings(config)
+
+
+def _dims(settings: Settings, dims: int | None) -> int | None:
+    """Vector dims of the configured model (``--dims`` avoids loading a large model)."""
+    if dims is not None:
+        return dims or None
+    from .features.embedding import create_embedder
+
+    embedder = create_embedder(settings.embedding.model, settings.embedding.device)
+    return embedder.dims if embedder is not None else None
+
+
+def _client_and_schema(settings: Settings, dims: int | None):
+    from .store.es_config import describe_target, es_config, hosts_from_location, make_client
+    from .store.es_schema import build_schema
+
+    if not is_remote(settings.store.path):
+        raise click.UsageError(f"store.path is {settings.store.path!r}; set it to the Elasticsearch URL (http(s)://...)")
+    cfg = es_config(settings)
+    hosts = hosts_from_location(settings.store.path)
+    schema = build_schema(cfg, vector_dims=dims, embedding_model=settings.embedding.model,
+                          fingerprint_layout=FINGERPRINT_LAYOUT, bands=settings.simhash.bands,
+                          hnsw_m=settings.store.ann_m, hnsw_ef_construction=settings.store.ann_ef_construction)
+    return make_client(hosts, cfg), schema, describe_target(hosts, cfg), cfg
+
+
+_config_opt = click.option("--config", "config", type=click.Path(dir_okay=False), default=None,
+                           help="TOML settings file (default: $NEWSDEDUP_CONFIG)")
+_dims_opt = click.option("--dims", type=int, default=None,
+                         help="vector dimensions (default: from embedding.model; 0 for no vectors)")
+
+
+@click.group("es")
+def es() -> None:
+    """Elasticsearch index: create it, check it."""
+
+
+@es.command("init")
+@_config_opt
+@_dims_opt
+@click.pass_context
+def es_init(ctx: click.Context, config: str | None, dims: int | None) -> None:
+    """Create (or update) the index template, the first index and the write alias. Idempotent;
+    an existing index made with other dims or model is an error and is left untouched."""
+    from .store.es_config import check_version, translate
+    from .store.es_schema import init
+
+    settings = _settings(ctx, config)
+    client, schema, target, _ = _client_and_schema(settings, _dims(settings, dims))
+    try:
+        with translate("es init", target):
+            check_version(client.info(), target)
+            result = init(client, schema)
+    except NewsdedupError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        client.close()
+    state = "created" if result["index_created"] else "already there"
+    click.echo(f"alias {result['alias']} -> {', '.join(result['indices'])} ({state}); templates up to date")
+
+
+@es.command("check")
+@_config_opt
+@_dims_opt
+@click.pass_context
+def es_check(ctx: click.Context, config: str | None, dims: int | None) -> None:
+    """Connectivity, server version, alias, mapping and vector dims; exit status 1 on a problem."""
+    from .store.es_config import check_version, translate
+    from .store.es_schema import backing_indices, check_mapping
+
+    settings = _settings(ctx, config)
+    client, schema, target, _ = _client_and_schema(settings, _dims(settings, dims))
+    try:
+        with translate("es check", target):
+            info = client.info()
+            major, minor = check_version(info, target)
+            click.echo(f"ok   connected to {target}: Elasticsearch {info['version']['number']}")
+            indices = backing_indices(client, schema.alias)
+            if not indices:
+                raise click.ClickException(f"alias {schema.alias!r} does not exist; run `newsdedup es init`")
+            click.echo(f"ok   alias {schema.alias} -> {', '.join(sorted(indices))}")
+            if len(indices) > 1:
+                click.echo("note several backing indices (rolled over): ids are checked across the alias before writes")
+            check_mapping(client, schema)
+            click.echo(f"ok   mapping: vector dims {schema.vector_dims or 0}, model {settings.embedding.model}, "
+                       f"{settings.simhash.bands} SimHash bands")
+            count = client.count(index=schema.alias)["count"]
+            click.echo(f"ok   {count} articles")
+    except NewsdedupError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        client.close()
+
+
+# ---- Kibana -------------------------------------------------------------------------------------------
+def load_saved_objects(folder: Path, index: str) -> list[dict[str, Any]]:
+    """The saved objects of ``folder/*.ndjson``; data views are pointed at the alias ``index``."""
+    objects = []
+    for path in sorted(folder.glob("*.ndjson")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                obj = json.loads(line)
+                if obj.get("type") == DATA_VIEW_TYPE:
+                    obj["attributes"]["title"] = index
+                objects.append(obj)
+    return objects
+
+
+def _multipart(objects: list[dict[str, Any]]) -> tuple[bytes, str]:
+    boundary = f"newsdedup-{uuid.uuid4().hex}"
+    payload = "\n".join(json.dumps(o, ensure_ascii=False) for o in objects).encode("utf-8") + b"\n"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"newsdedup.ndjson\"\r\n"
+            "Content-Type: application/ndjson\r\n\r\n").encode() + payload + f"\r\n--{boundary}--\r\n".encode()
+    return body, f"multipart/form-data; boundary={boundary}"
+
+
+def _auth_header(cfg) -> dict[str, str]:
+    if cfg.api_key:
+        key = cfg.api_key
+        encoded = base64.b64encode(key.encode()).decode() if ":" in key else key
+        return {"Authorization": f"ApiKey {encoded}"}
+    if cfg.username:
+        token = base64.b64encode(f"{cfg.username}:{cfg.password}".encode()).decode()
+        return {"Authorization": f"Basic {token}"}
+    return {}
+
+
+def import_saved_objects(kibana_url: str, objects: list[dict[str, Any]], headers: dict[str, str],
+                         space: str | None = None, timeout: float = 60.0) -> dict[str, Any]:
+    """``POST /api/saved_objects/_import?overwrite=true`` (multipart, ``kbn-xsrf``); Kibana's answer."""
+    body, content_type = _multipart(objects)
+    prefix = f"/s/{space}" if space else ""
+    request = urllib.request.Request(
+        kibana_url.rstrip("/") + prefix + "/api/saved_objects/_import?overwrite=true", data=body, method="POST",
+        headers={"kbn-xsrf": "true", "Content-Type": content_type, **headers},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as resp:
+            return json.loads(resp.read().decode("utf-8"))
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode("utf-8", "replace")[:500]
+        raise click.ClickException(f"Kibana answered {exc.code}: {detail}") from exc
+    except urllib.error.URLError as exc:
+        raise click.ClickException(f"cannot reach Kibana at {kibana_url}: {exc.reason}") from exc
+
+
+@click.group("kibana")
+def kibana() -> None:
+    """Kibana saved objects: data view, saved search, dashboard."""
+
+
+@kibana.command("import")
+@_config_opt
+@click.option("--kibana-url", default=lambda: os.environ.get("NEWSDEDUP_KIBANA_URL", "http://localhost:5601"),
+              show_default="$NEWSDEDUP_KIBANA_URL or http://localhost:5601")
+@click.option("--space", default=None, help="Kibana space id (default space when omitted)")
+@click.option("--dir", "folder", type=click.Path(file_okay=False, exists=True, path_type=Path), default=KIBANA_DIR,
+              show_default=True, help="folder of *.ndjson saved objects")
+@click.pass_context
+def kibana_import(ctx: click.Context, config: str | None, kibana_url: str, space: str | None, folder: Path) -> None:
+    """Import the newsdedup data view, saved search and dashboard (overwriting older copies).
+    Authenticates with the es.api_key or es.username/es.password settings."""
+    from .store.es_config import es_config, redact_url
+
+    cfg = es_config(_settings(ctx, config))
+    objects = load_saved_objects(folder, cfg.index)
+    result = import_saved_objects(kibana_url, objects, _auth_header(cfg), space)
+    if not result.get("success"):
+        errors = "; ".join(f"{e.get('type')}/{e.get('id')}: {e.get('error', {}).get('type')}" for e in result.get("errors", []))
+        raise click.ClickException(f"Kibana imported {result.get('successCount', 0)} of {len(objects)} objects: {errors}")
+    click.echo(f"imported {result.get('successCount', len(objects))} saved objects into {redact_url(kibana_url)}; "
+               "open Dashboards > 'newsdedup: duplicates overview'")

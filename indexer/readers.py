@@ -1,0 +1,112 @@
+"""Input files: JSON Lines or CSV records, each tagged with where it came from (``file:line``).
+
+Reading never stops at a bad record: a line that is not valid UTF-8, not JSON, or not an object
+comes out as a ``Rejected`` item naming the place and the reason, and reading goes on.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, Iterator
+
+csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # bodies of several MB are legitimate
+
+
+@dataclass(frozen=True)
+class Record:
+    where: str
+    data: Any
+
+
+@dataclass(frozen=True)
+class Rejected:
+    where: str
+    reason: str
+    raw: str
+
+
+def detect_format(name: str) -> str:
+    lower = name.lower()
+    if lower.endswith((".csv", ".csv.gz")):
+        return "csv"
+    if lower.endswith(".tsv"):
+        return "tsv"
+    return "jsonl"
+
+
+def _decode(raw: bytes) -> tuple[str | None, str | None]:
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return None, f"invalid UTF-8 at byte {exc.start} (re-encode the file as UTF-8)"
+
+
+def read_jsonl(stream: BinaryIO, name: str) -> Iterator[Record | Rejected]:
+    for lineno, raw in enumerate(stream, 1):
+        if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        where = f"{name}:{lineno}"
+        text, error = _decode(raw)
+        if error:
+            yield Rejected(where, error, raw.decode("utf-8", "replace")[:10000])
+            continue
+        if not text.strip():
+            continue
+        try:
+            yield Record(where, json.loads(text))
+        except json.JSONDecodeError as exc:
+            yield Rejected(where, f"malformed JSON: {exc.msg} at column {exc.colno}", text[:10000])
+
+
+def read_csv(stream: BinaryIO, name: str, delimiter: str = ",") -> Iterator[Record | Rejected]:
+    # surrogateescape keeps undecodable bytes addressable per row instead of failing the file.
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="surrogateescape", newline="")
+    reader = csv.reader(text, delimiter=delimiter)
+    try:
+        header = next(reader)
+    except StopIteration:
+        return
+    header = [h.strip() for h in header]
+    width = len(header)
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            yield Rejected(f"{name}:{start}", f"malformed CSV: {exc}", "")
+            continue
+        where = f"{name}:{start}"
+        if not any(cell.strip() for cell in row):
+            continue
+        joined = delimiter.join(row)
+        if any("\udc80" <= ch <= "\udcff" for ch in joined):
+            yield Rejected(where, "invalid UTF-8 (re-encode the file as UTF-8)", joined.encode("utf-8", "surrogateescape").decode("utf-8", "replace")[:10000])
+            continue
+        if len(row) != width:
+            yield Rejected(where, f"malformed CSV: {len(row)} fields, header has {width}", joined[:10000])
+            continue
+        yield Record(where, {k: v for k, v in zip(header, row) if k})
+
+
+def read_records(path: str, fmt: str | None = None) -> Iterator[Record | Rejected]:
+    """Records of a file, or of standard input for ``-``."""
+    name = "<stdin>" if path == "-" else path
+    fmt = fmt or detect_format(name)
+    stream: BinaryIO = sys.stdin.buffer if path == "-" else open(Path(path), "rb")
+    try:
+        if fmt == "jsonl":
+            yield from read_jsonl(stream, name)
+        elif fmt in ("csv", "tsv"):
+            yield from read_csv(stream, name, "," if fmt == "csv" else "\t")
+        else:
+            raise ValueError(f"unknown input format {fmt!r} (jsonl, csv, tsv)")
+    finally:
+        if path != "-":
+            stream.close()

@@ -1,0 +1,505 @@
+"""The Elasticsearch store: the ``Store`` protocol over an index alias (see ``es_schema``).
+
+Each protocol call on a batch is one ``_msearch`` (chunked by ``es.msearch_max``): ``term`` on
+``content_key``; a ``bool`` filter of ``terms`` on band keys plus the time window (Hamming is
+confirmed by the caller); a top-level ``knn`` with the same window as ``filter`` and the cosine
+floor as ``similarity``. Elasticsearch reports a cosine hit's ``_score`` as ``(1 + cos) / 2``; it is
+converted back so callers see the cosine the embedded store returns. The ``similarity`` option is
+compared with the raw cosine, not the score (Elastic docs, "kNN search": similarity).
+
+Near-real-time gap: a search sees documents only after a refresh. Articles this store wrote and
+that may not be refreshed yet are kept in an in-flight buffer and answered from memory by the
+lookups (exact, canonical URL, bands, kNN); when it holds ``es.inflight_max`` articles the store
+refreshes the alias and empties it, so it never grows without bound. ``get_many`` uses the
+real-time ``_mget`` and needs no buffer. Reports (clusters, stats, iteration) refresh first when
+something was written since the last refresh. Writes of other processes become visible at the
+index's refresh interval, as with any Elasticsearch reader.
+
+Writes: ``op_type=create`` with ``_id`` = article id (first write wins; 409 is "already there"),
+through ``es_bulk`` (retries, dead letter, ``BulkWriteError``). Rollover is not done by default; if
+the alias has several backing indices, ids are looked up across the alias before writing, since
+``_id`` is only unique within one index.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from datetime import datetime
+from typing import Any, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from ..errors import BulkWriteError, StoreError, StoreSchemaError, StoreUnavailable
+from ..features.simhash import FINGERPRINT_LAYOUT, from_signed, to_signed
+from .base import BandQuery, KnnQuery, StoredArticle, StoreStats, TimeWindow
+from .es_bulk import bulk_create, dead_letter
+from .es_config import (
+    check_version,
+    describe_target,
+    es_config,
+    hosts_from_location,
+    make_client,
+    translate,
+)
+from .es_schema import Schema, backing_indices, build_schema, check_mapping, init
+
+log = logging.getLogger(__name__)
+
+MAX_NUM_CANDIDATES = 10_000  # Elasticsearch's limit
+MGET_CHUNK = 1000
+SCAN_PAGE = 1000
+SEQ_SORT = [{"ingest_seq": "asc"}, {"id": "asc"}]
+
+
+# ---- documents -----------------------------------------------------------------------------------
+def to_doc(a: StoredArticle, seq: int, indexed_at: datetime) -> dict[str, Any]:
+    """The ``_source`` of one article. Zero vectors are dropped: cosine is undefined for them and
+    Elasticsearch refuses them (they never match a positive floor in the embedded store either)."""
+    vector = None
+    if a.vector is not None:
+        vec = np.asarray(a.vector, dtype=np.float32).reshape(-1)
+        if np.any(vec):
+            vector = vec.tolist()
+    return {
+        "id": a.id, "url": a.url, "canonical_url": a.canonical_url, "source": a.source,
+        "title": a.title, "content": a.content,
+        "publish_time": a.publish_time.isoformat() if a.publish_time else None,
+        "indexed_at": (a.indexed_at or indexed_at).isoformat(), "ingest_seq": seq,
+        "clean_title": a.clean_title, "clean_body": a.clean_body,
+        "title_md5": a.title_md5, "body_md5": a.body_md5, "content_key": a.content_key,
+        "simhash": to_signed(a.simhash), "bands": [str(b) for b in a.bands],
+        **({"vector": vector} if vector is not None else {}),
+        "cluster_id": a.cluster_id, "is_canonical": bool(a.is_canonical), "duplicate": 0 if a.is_canonical else 1,
+        "dup_of": a.dup_of, "dup_reason": a.dup_reason, "score": a.score,
+        "extra": json.loads(json.dumps(a.extra, ensure_ascii=False, default=str)),
+    }
+
+
+def _when(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def from_source(src: dict[str, Any]) -> StoredArticle:
+    vector = src.get("vector")
+    return StoredArticle(
+        id=src["id"], url=src.get("url", ""), canonical_url=src.get("canonical_url", ""), source=src.get("source", ""),
+        title=src.get("title", ""), content=src.get("content", ""), publish_time=_when(src.get("publish_time")),
+        clean_title=src.get("clean_title", ""), clean_body=src.get("clean_body", ""),
+        title_md5=src.get("title_md5", ""), body_md5=src.get("body_md5", ""), content_key=src.get("content_key", ""),
+        simhash=from_signed(int(src.get("simhash", 0))), bands=tuple(int(b) for b in src.get("bands", [])),
+        vector=np.asarray(vector, dtype=np.float32) if vector is not None else None,
+        cluster_id=src["cluster_id"], is_canonical=bool(src.get("is_canonical")), dup_of=src.get("dup_of"),
+        dup_reason=src.get("dup_reason"), score=src.get("score"), indexed_at=_when(src.get("indexed_at")),
+        extra=src.get("extra") or {},
+    )
+
+
+def window_filter(window: TimeWindow) -> dict | None:
+    """Range on publish_time, passing articles without one (``should`` range OR ``must_not exists``)."""
+    bounds = {}
+    if window.start is not None:
+        bounds["gte"] = window.start.isoformat()
+    if window.end is not None:
+        bounds["lte"] = window.end.isoformat()
+    if not bounds:
+        return None
+    return {"bool": {"should": [{"range": {"publish_time": bounds}},
+                                {"bool": {"must_not": {"exists": {"field": "publish_time"}}}}],
+                     "minimum_should_match": 1}}
+
+
+def _filters(window: TimeWindow, exclude_id: str | None) -> list[dict]:
+    out = []
+    wf = window_filter(window)
+    if wf is not None:
+        out.append(wf)
+    if exclude_id is not None:
+        out.append({"bool": {"must_not": {"ids": {"values": [exclude_id]}}}})
+    return out
+
+
+def score_to_cosine(score: float) -> float:
+    """Elasticsearch's cosine ``_score`` is (1 + cos) / 2."""
+    return max(-1.0, min(1.0, 2.0 * float(score) - 1.0))
+
+
+# ---- in-flight buffer ------------------------------------------------------------------------------
+class _Inflight:
+    """Articles written by this store that a search may not see yet; answered from memory with the
+    same semantics as the Elasticsearch queries."""
+
+    def __init__(self) -> None:
+        self.articles: dict[str, StoredArticle] = {}
+        self._matrix: tuple[list[StoredArticle], np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return len(self.articles)
+
+    def add(self, articles: Iterable[StoredArticle]) -> None:
+        for a in articles:
+            self.articles.setdefault(a.id, a)
+        self._matrix = None
+
+    def clear(self) -> None:
+        self.articles.clear()
+        self._matrix = None
+
+    def with_key(self, keys: set[str]) -> list[StoredArticle]:
+        return [a for a in self.articles.values() if a.content_key in keys]
+
+    def with_url(self, urls: set[str]) -> list[StoredArticle]:
+        return [a for a in self.articles.values() if a.canonical_url and a.canonical_url in urls]
+
+    def bands(self, q: BandQuery) -> list[StoredArticle]:
+        wanted = set(q.bands)
+        return [a for a in self.articles.values()
+                if a.id != q.exclude_id and wanted.intersection(a.bands) and q.window.contains(a.publish_time)]
+
+    def knn(self, q: KnnQuery) -> list[tuple[StoredArticle, float]]:
+        if self._matrix is None:
+            with_vec = [a for a in self.articles.values() if a.vector is not None and np.any(a.vector)]
+            rows = np.vstack([np.asarray(a.vector, dtype=np.float32) for a in with_vec]) if with_vec else np.zeros((0, 1), np.float32)
+            if len(with_vec):
+                rows = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+            self._matrix = (with_vec, rows)
+        arts, rows = self._matrix
+        if not arts:
+            return []
+        query = np.asarray(q.vector, dtype=np.float32).reshape(-1)
+        norm = float(np.linalg.norm(query))
+        if norm == 0:
+            return []
+        cosines = rows @ (query / norm)
+        hits = [(a, float(c)) for a, c in zip(arts, cosines)
+                if c >= q.min_score and a.id != q.exclude_id and q.window.contains(a.publish_time)]
+        hits.sort(key=lambda p: -p[1])
+        return hits[: q.k]
+
+
+def _merge(first: list[StoredArticle], more: Iterable[StoredArticle]) -> list[StoredArticle]:
+    seen = {a.id for a in first}
+    return first + [a for a in more if a.id not in seen and not seen.add(a.id)]
+
+
+# ---- the store -------------------------------------------------------------------------------------------
+class ElasticsearchStore:
+    """``Store`` over the alias ``es.index``. Thread-safe; one client per store."""
+
+    def __init__(self, client, cfg, *, vector_dims: int | None, embedding_model: str, fingerprint_layout: str,
+                 bands: int, num_candidates: int = 100, hnsw_m: int = 16, hnsw_ef_construction: int = 100,
+                 target: str = "elasticsearch"):
+        self.client = client
+        self.cfg = cfg
+        self.target = target
+        self.vector_dims = vector_dims
+        self.alias = cfg.index
+        self.num_candidates = num_candidates
+        self._lock = threading.RLock()
+        self._inflight = _Inflight()
+        self._dirty = False
+        self._seq = 0
+        self.schema: Schema = build_schema(cfg, vector_dims=vector_dims, embedding_model=embedding_model,
+                                           fingerprint_layout=fingerprint_layout, bands=bands, hnsw_m=hnsw_m,
+                                           hnsw_ef_construction=hnsw_ef_construction)
+        self.server_version = self._connect()
+        self._indices = self._open_index()
+        if cfg.inflight_max == 0 and cfg.write_refresh == "false":
+            log.warning("es.inflight_max=0 and es.write_refresh=false: articles written in this run stay invisible "
+                        "to duplicate lookups until the next refresh (up to %s)", cfg.refresh_interval)
+
+    @classmethod
+    def from_settings(cls, settings, *, vector_dims: int | None, embedding_model: str) -> "ElasticsearchStore":
+        cfg = es_config(settings)
+        hosts = hosts_from_location(settings.store.path)
+        client = make_client(hosts, cfg)
+        try:
+            return cls(client, cfg, vector_dims=vector_dims, embedding_model=embedding_model,
+                       fingerprint_layout=FINGERPRINT_LAYOUT, bands=settings.simhash.bands,
+                       num_candidates=settings.decision.knn_num_candidates, hnsw_m=settings.store.ann_m,
+                       hnsw_ef_construction=settings.store.ann_ef_construction, target=describe_target(hosts, cfg))
+        except BaseException:
+            client.close()
+            raise
+
+    # ---- lifecycle ------------------------------------------------------------------------------------
+    def _connect(self) -> tuple[int, int]:
+        with translate("connecting", self.target):
+            info = self.client.info()
+        return check_version(info, self.target)
+
+    def _open_index(self) -> list[str]:
+        """Check (or, with ``es.auto_create``, create) the alias and its mapping."""
+        with translate(f"opening index {self.alias}", self.target):
+            indices = backing_indices(self.client, self.alias)
+            if not indices:
+                if not self.cfg.auto_create:
+                    raise StoreError(f"Elasticsearch alias {self.alias!r} does not exist at {self.target}; "
+                                     "run `newsdedup es init` (or set es.auto_create = true)")
+                return init(self.client, self.schema)["indices"]
+            return check_mapping(self.client, self.schema)
+
+    @property
+    def multi_index(self) -> bool:
+        """After a rollover ``_id`` is no longer unique across the alias (see module docstring)."""
+        return len(self._indices) > 1
+
+    def refresh(self) -> None:
+        """Make every write visible to search and empty the in-flight buffer."""
+        with self._lock, translate(f"refreshing {self.alias}", self.target):
+            self.client.indices.refresh(index=self.alias)
+            self._inflight.clear()
+            self._dirty = False
+
+    def _ensure_visible(self) -> None:
+        if self._dirty:
+            self.refresh()
+
+    def close(self) -> None:
+        with self._lock:
+            self.client.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---- search helpers --------------------------------------------------------------------------------
+    def _msearch(self, bodies: Sequence[dict], what: str) -> list[list[dict]]:
+        """Hits of each body, one ``_msearch`` per ``es.msearch_max`` bodies."""
+        out: list[list[dict]] = []
+        step = self.cfg.msearch_max
+        for start in range(0, len(bodies), step):
+            searches: list[dict] = []
+            for body in bodies[start : start + step]:
+                searches += [{"index": self.alias}, body]
+            with translate(what, self.target):
+                responses = self.client.msearch(searches=searches)["responses"]
+            for body, resp in zip(bodies[start : start + step], responses):
+                out.append(self._hits(resp, body, what))
+        return out
+
+    def _hits(self, resp: dict, body: dict, what: str) -> list[dict]:
+        if "error" in resp:
+            status, error = resp.get("status", 500), resp["error"]
+            reason = error.get("reason", error) if isinstance(error, dict) else error
+            cls = StoreUnavailable if status == 429 or status >= 500 else StoreError
+            raise cls(f"{what}: Elasticsearch answered {status}: {reason}")
+        hits = resp["hits"]["hits"]
+        total = resp["hits"].get("total", {}).get("value", len(hits))
+        if "knn" not in body and total > len(hits) and len(hits) >= body.get("size", 10):
+            log.warning("%s: %d matches, only the first %d used (es.candidates_max)", what, total, len(hits))
+        return hits
+
+    def _search(self, what: str, **body) -> dict:
+        with translate(what, self.target):
+            return self.client.search(index=self.alias, **body)
+
+    def _scan(self, query: dict, what: str) -> Iterator[StoredArticle]:
+        """Every match in write order, paged with ``search_after``."""
+        after = None
+        while True:
+            extra = {"search_after": after} if after is not None else {}
+            hits = self._search(what, query=query, sort=SEQ_SORT, size=SCAN_PAGE, track_total_hits=False, **extra)["hits"]["hits"]
+            if not hits:
+                return
+            yield from (from_source(h["_source"]) for h in hits)
+            if len(hits) < SCAN_PAGE:
+                return
+            after = hits[-1]["sort"]
+
+    # ---- the Store protocol --------------------------------------------------------------------------
+    def get_many(self, ids: Sequence[str]) -> dict[str, StoredArticle]:
+        ids = list(dict.fromkeys(ids))
+        found: dict[str, StoredArticle] = {}
+        if not ids:
+            return found
+        if self.multi_index:  # _mget needs a single index; search + buffer instead
+            with self._lock:
+                found.update({i: self._inflight.articles[i] for i in ids if i in self._inflight.articles})
+            rest = [i for i in ids if i not in found]
+            for start in range(0, len(rest), MGET_CHUNK):
+                chunk = rest[start : start + MGET_CHUNK]
+                hits = self._search("reading articles", query={"ids": {"values": chunk}}, size=len(chunk))["hits"]["hits"]
+                for h in hits:
+                    found.setdefault(h["_id"], from_source(h["_source"]))
+        else:
+            for start in range(0, len(ids), MGET_CHUNK):
+                with translate("reading articles", self.target):
+                    docs = self.client.mget(index=self.alias, ids=ids[start : start + MGET_CHUNK])["docs"]
+                for doc in docs:
+                    if doc.get("found"):
+                        found[doc["_id"]] = from_source(doc["_source"])
+        return {i: found[i] for i in ids if i in found}
+
+    def find_by_canonical_url(self, urls: Sequence[str]) -> dict[str, StoredArticle]:
+        urls = [u for u in dict.fromkeys(urls) if u]
+        if not urls:
+            return {}
+        bodies = [{"query": {"term": {"canonical_url": u}}, "size": 1, "sort": SEQ_SORT} for u in urls]
+        found: dict[str, StoredArticle] = {}
+        for url, hits in zip(urls, self._msearch(bodies, "canonical URL lookup")):
+            if hits:
+                found[url] = from_source(hits[0]["_source"])
+        with self._lock:
+            for a in self._inflight.with_url(set(urls)):
+                found.setdefault(a.canonical_url, a)
+        return found
+
+    def find_exact(self, keys: Sequence[str]) -> dict[str, list[StoredArticle]]:
+        keys = [k for k in dict.fromkeys(keys) if k]
+        if not keys:
+            return {}
+        bodies = [{"query": {"term": {"content_key": k}}, "size": self.cfg.candidates_max, "sort": SEQ_SORT} for k in keys]
+        found = {k: [from_source(h["_source"]) for h in hits] for k, hits in zip(keys, self._msearch(bodies, "exact lookup"))}
+        with self._lock:
+            for a in self._inflight.with_key(set(keys)):
+                found[a.content_key] = _merge(found[a.content_key], [a])
+        return {k: v for k, v in found.items() if v}
+
+    def find_band_candidates(self, queries: Sequence[BandQuery]) -> list[list[StoredArticle]]:
+        asked = [i for i, q in enumerate(queries) if q.bands]
+        bodies = [{
+            "query": {"bool": {"filter": [{"terms": {"bands": [str(b) for b in queries[i].bands]}},
+                                          *_filters(queries[i].window, queries[i].exclude_id)]}},
+            "size": self.cfg.candidates_max, "sort": SEQ_SORT,
+        } for i in asked]
+        results: list[list[StoredArticle]] = [[] for _ in queries]
+        for i, hits in zip(asked, self._msearch(bodies, "SimHash band lookup")):
+            results[i] = [from_source(h["_source"]) for h in hits]
+        with self._lock:
+            for i in asked:
+                results[i] = _merge(results[i], self._inflight.bands(queries[i]))
+        return results
+
+    def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]:
+        if not queries:
+            return []
+        if not self.vector_dims:
+            return [[] for _ in queries]
+        bodies = [self._knn_body(q) for q in queries]
+        results = []
+        for q, hits in zip(queries, self._msearch(bodies, "kNN lookup")):
+            pairs = [(from_source(h["_source"]), score_to_cosine(h["_score"])) for h in hits]
+            with self._lock:
+                pairs += self._inflight.knn(q)
+            results.append(self._best(pairs, q))
+        return results
+
+    def _knn_body(self, q: KnnQuery) -> dict:
+        vector = np.asarray(q.vector, dtype=np.float32).reshape(-1)
+        if vector.shape[0] != self.vector_dims:
+            raise StoreSchemaError(f"kNN query has {vector.shape[0]} dims, the index has {self.vector_dims}")
+        knn: dict[str, Any] = {
+            "field": "vector", "query_vector": vector.tolist(), "k": q.k,
+            "num_candidates": min(MAX_NUM_CANDIDATES, max(self.num_candidates, q.k)),
+            "similarity": float(q.min_score),
+        }
+        filters = _filters(q.window, q.exclude_id)
+        if filters:
+            knn["filter"] = filters
+        return {"knn": knn, "size": q.k}
+
+    @staticmethod
+    def _best(pairs: list[tuple[StoredArticle, float]], q: KnnQuery) -> list[tuple[StoredArticle, float]]:
+        """Union by id, best first; the floor is re-checked (float32 rounding, servers that ignore it)."""
+        best: dict[str, tuple[StoredArticle, float]] = {}
+        for a, score in pairs:
+            if score >= q.min_score - 1e-6 and (a.id not in best or score > best[a.id][1]):
+                best[a.id] = (a, score)
+        return sorted(best.values(), key=lambda p: -p[1])[: q.k]
+
+    def write(self, articles: Sequence[StoredArticle]) -> None:
+        if not articles:
+            return
+        for a in articles:
+            if a.vector is not None and self.vector_dims and np.asarray(a.vector).reshape(-1).shape[0] != self.vector_dims:
+                raise StoreSchemaError(f"article {a.id}: vector has {np.asarray(a.vector).shape[-1]} dims, store has {self.vector_dims}")
+        with self._lock:
+            batch: dict[str, StoredArticle] = {}
+            for a in articles:
+                batch.setdefault(a.id, a)  # first write wins inside a batch too
+            if self.multi_index:
+                present = self.get_many(list(batch))
+                batch = {i: a for i, a in batch.items() if i not in present}
+            now = datetime.now().astimezone()
+            docs = {i: to_doc(a, self._next_seq(), now) for i, a in batch.items()}
+            outcome = bulk_create(
+                self.client, self.alias, docs, chunk_docs=self.cfg.bulk_chunk_docs,
+                chunk_bytes=self.cfg.bulk_chunk_bytes, max_retries=self.cfg.max_retries,
+                backoff=self.cfg.retry_backoff, refresh=self.cfg.write_refresh,
+            )
+            if outcome.created and self.cfg.write_refresh == "false":
+                self._dirty = True
+            self._remember(batch, outcome.created, outcome.existing)
+            if outcome.failed:
+                self._fail(docs, outcome.failed)
+            if self.cfg.inflight_max and len(self._inflight) >= self.cfg.inflight_max:
+                self.refresh()
+
+    def _next_seq(self) -> int:
+        """Write order (the embedded store's row id): microseconds, strictly increasing per store."""
+        self._seq = max(self._seq + 1, time.time_ns() // 1000)
+        return self._seq
+
+    def _remember(self, batch: dict[str, StoredArticle], created: list[str], existing: list[str]) -> None:
+        """Buffer what a search may not see yet: our created articles, and for 409s the stored
+        version (a retry of our own earlier write, or a concurrent writer's)."""
+        if not self.cfg.inflight_max or self.cfg.write_refresh != "false":
+            return
+        self._inflight.add(batch[i] for i in created)
+        if existing:
+            self._inflight.add(self.get_many(existing).values())
+
+    def _fail(self, docs: dict[str, dict], failed: dict[str, str]) -> None:
+        """Dead-letter, then raise: an accepted article is never dropped silently."""
+        where = ""
+        try:
+            where = f"; saved to {dead_letter(self.cfg.dead_letter_dir, docs, failed)}"
+        except OSError as exc:
+            log.error("cannot write the dead-letter file in %s: %s", self.cfg.dead_letter_dir, exc)
+            where = f"; the dead-letter file could not be written either ({exc})"
+        first_id, first_reason = next(iter(failed.items()))
+        raise BulkWriteError(
+            f"{len(failed)} of {len(docs)} articles were not written to {self.alias} "
+            f"(first: {first_id}: {first_reason}){where}",
+            list(failed.items()),
+        )
+
+    def cluster_members(self, cluster_id: str) -> list[StoredArticle]:
+        self._ensure_visible()
+        return list(self._scan({"term": {"cluster_id": cluster_id}}, "cluster members"))
+
+    def top_clusters(self, n: int) -> list[tuple[str, int]]:
+        self._ensure_visible()
+        aggs = {"clusters": {
+            "terms": {"field": "cluster_id", "size": n, "shard_size": max(n * 10, 100),
+                      "order": [{"_count": "desc"}, {"first": "asc"}]},
+            "aggs": {"first": {"min": {"field": "ingest_seq"}}},
+        }}
+        resp = self._search("largest clusters", size=0, aggs=aggs)
+        return [(b["key"], b["doc_count"]) for b in resp["aggregations"]["clusters"]["buckets"]]
+
+    def iter_articles(self) -> Iterator[StoredArticle]:
+        self._ensure_visible()
+        return self._scan({"match_all": {}}, "iterating articles")
+
+    def stats(self) -> StoreStats:
+        """Cluster count is a ``cardinality`` aggregation: exact up to 40,000 clusters, within about
+        1% beyond (Elastic docs, precision_threshold)."""
+        self._ensure_visible()
+        aggs = {
+            "clusters": {"cardinality": {"field": "cluster_id", "precision_threshold": 40000}},
+            "duplicates": {"filter": {"term": {"is_canonical": False}}},
+            "reasons": {"terms": {"field": "dup_reason", "size": 100}},
+        }
+        resp = self._search("store statistics", size=0, track_total_hits=True, aggs=aggs)
+        a = resp["aggregations"]
+        return StoreStats(
+            articles=resp["hits"]["total"]["value"], clusters=int(a["clusters"]["value"]),
+            duplicates=a["duplicates"]["doc_count"],
+            by_reason={b["key"]: b["doc_count"] for b in a["reasons"]["buckets"]},
+        )

@@ -1,0 +1,126 @@
+"""Bulk writes that never drop an accepted article silently.
+
+Every document is sent with ``op_type=create`` and ``_id`` = article id, so a retried or
+concurrent write of the same article answers 409 and leaves the first write in place (first write
+wins, as in the embedded store). Per item:
+
+* 201 created: done;
+* 409 conflict: already stored, done (the caller reads back what is there);
+* 429 / 5xx / no status (the whole request failed): retried, with exponential backoff, up to
+  ``max_retries`` rounds; connection errors raised mid-stream retry every unacknowledged item;
+* any other status (a mapping error, a bad vector): permanent, not retried.
+
+What is still failed at the end is written to a dead-letter JSONL file and reported to the caller,
+which raises ``BulkWriteError`` naming every article.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+log = logging.getLogger(__name__)
+
+RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
+@dataclass
+class BulkOutcome:
+    created: list[str] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)  # 409: some earlier write is kept
+    failed: dict[str, str] = field(default_factory=dict)  # id -> last reason
+    rounds: int = 0
+
+
+def _reason(op: Mapping[str, Any]) -> str:
+    error = op.get("error")
+    if isinstance(error, Mapping):
+        text = f"{error.get('type', 'error')}: {error.get('reason', '')}"
+        cause = error.get("caused_by")
+        if isinstance(cause, Mapping) and cause.get("reason"):
+            text += f" (caused by {cause.get('type')}: {cause['reason']})"
+        return text
+    return str(error) if error is not None else f"status {op.get('status')}"
+
+
+def _is_retryable(status: Any) -> bool:
+    return status is None or status in RETRYABLE_STATUS or (isinstance(status, int) and status >= 500)
+
+
+def bulk_create(
+    client,
+    index: str,
+    docs: Mapping[str, dict],
+    *,
+    chunk_docs: int,
+    chunk_bytes: int,
+    max_retries: int,
+    backoff: float,
+    refresh: str = "false",
+    sleep: Callable[[float], None] = time.sleep,
+) -> BulkOutcome:
+    """Create ``docs`` (id -> source) in ``index`` with ``streaming_bulk``; see the module docstring."""
+    import elastic_transport
+    from elasticsearch import helpers
+
+    outcome = BulkOutcome()
+    pending = dict(docs)
+    permanent: dict[str, str] = {}
+    for attempt in range(max_retries + 1):
+        outcome.rounds = attempt + 1
+        retry: dict[str, str] = {}
+        seen: set[str] = set()
+        actions = ({"_op_type": "create", "_index": index, "_id": aid, "_source": doc} for aid, doc in pending.items())
+        try:
+            for ok, item in helpers.streaming_bulk(
+                client, actions, chunk_size=chunk_docs, max_chunk_bytes=chunk_bytes, raise_on_error=False,
+                raise_on_exception=False, max_retries=0, refresh=refresh,
+            ):
+                op = next(iter(item.values()))
+                aid, status = str(op.get("_id")), op.get("status")
+                seen.add(aid)
+                if ok:
+                    outcome.created.append(aid)
+                elif status == 409:
+                    outcome.existing.append(aid)
+                elif _is_retryable(status):
+                    retry[aid] = _reason(op)
+                else:
+                    permanent[aid] = _reason(op)
+        except elastic_transport.TransportError as exc:
+            reason = f"{type(exc).__name__}: {exc.message}"
+            log.warning("bulk request to %s failed (%s); %d articles unacknowledged", index, reason, len(pending) - len(seen))
+            retry.update({aid: reason for aid in pending if aid not in seen})
+        pending = {aid: pending[aid] for aid in retry}
+        if not pending:
+            break
+        if attempt < max_retries:
+            delay = backoff * (2**attempt)
+            log.warning("retrying %d articles in %.2fs (round %d of %d): %s", len(pending), delay, attempt + 2,
+                        max_retries + 1, next(iter(retry.values())))
+            sleep(delay)
+        else:
+            permanent.update(retry)
+    outcome.failed = permanent
+    return outcome
+
+
+def dead_letter(folder: str | os.PathLike, docs: Mapping[str, dict], failed: Mapping[str, str]) -> Path:
+    """Append the failed documents with their reasons to a new JSONL file; its path."""
+    directory = Path(folder)
+    directory.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%fZ")
+    path = directory / f"es-deadletter-{stamp}-{os.getpid()}.jsonl"
+    with open(path, "a", encoding="utf-8") as fh:
+        for aid, reason in failed.items():
+            record = {"_id": aid, "_error": reason, "_source": docs.get(aid)}
+            fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    return path

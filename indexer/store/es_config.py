@@ -1,0 +1,215 @@
+"""Elasticsearch connection settings, client construction and error translation.
+
+``Settings`` is owned by the core; until it grows a real ``[es]`` section this module reads
+``settings.es`` when present and otherwise falls back to ``EsConfig`` (same names and defaults),
+filled from ``NEWSDEDUP_ES_*`` environment variables so secrets never need to be on a command line.
+
+Supported servers: Elasticsearch 8.12 - 8.19 (the official client's major must match the server's:
+we pin ``elasticsearch>=8.15,<9``). 9.x servers answer 8.x clients in compatibility mode; that is
+allowed with a warning but untested. Older servers lack the kNN ``similarity`` and ``filter``
+options this store relies on and are refused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+from urllib.parse import urlsplit, urlunsplit
+
+from ..errors import ConfigError, StoreError, StoreUnavailable
+
+log = logging.getLogger(__name__)
+
+MIN_SERVER = (8, 12)
+SUPPORTED_MAJOR = 8
+ENV_PREFIX = "NEWSDEDUP_ES_"
+SECRET_FIELDS = frozenset({"api_key", "password"})
+
+
+@dataclass(frozen=True)
+class EsConfig:
+    """The ``[es]`` settings. Field names, types and defaults are what the core's section must use."""
+
+    index: str = "newsdedup"  # write alias; backing indices <index>-000001, templates <index>-*
+    api_key: str = ""  # encoded API key (or "id:key"); wins over username/password
+    username: str = ""
+    password: str = ""
+    cloud_id: str = ""  # Elastic Cloud deployment id; replaces the hosts of store.path
+    ca_certs: str = ""  # path of a CA bundle for https
+    verify_certs: bool = True
+    request_timeout: float = 30.0
+    max_retries: int = 5  # transport retries (connection errors, 429/502/503/504) and bulk rounds
+    retry_backoff: float = 0.5  # seconds before the first bulk retry; doubles each round
+    bulk_chunk_docs: int = 500
+    bulk_chunk_bytes: int = 10 * 1024 * 1024
+    dead_letter_dir: str = "./newsdedup-deadletter"
+    inflight_max: int = 10_000  # written-but-maybe-unrefreshed articles answered from memory; 0: off
+    write_refresh: str = "false"  # refresh parameter of bulk writes: false | wait_for | true
+    candidates_max: int = 1000  # most hits returned per exact/band lookup
+    msearch_max: int = 200  # searches per _msearch request
+    shards: int = 1
+    replicas: int = 1
+    refresh_interval: str = "1s"
+    auto_create: bool = True  # create template, first index and alias when missing
+    mappings_dir: str = ""  # folder with the template JSON; default: es_mappings/ of this checkout
+
+
+_CHOICES = {"write_refresh": ("false", "wait_for", "true")}
+
+
+def _coerce(name: str, kind: type, raw: str) -> Any:
+    if kind is bool:
+        low = raw.strip().lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise ConfigError(f"es.{name}", f"expected bool, got {raw!r}")
+    try:
+        return kind(raw)
+    except ValueError:
+        raise ConfigError(f"es.{name}", f"expected {kind.__name__}, got {raw!r}") from None
+
+
+def config_from_env(environ: Mapping[str, str] | None = None, base: EsConfig | None = None) -> EsConfig:
+    """``NEWSDEDUP_ES_<NAME>`` variables over ``base`` (the fallback while Settings has no ``es``)."""
+    environ = os.environ if environ is None else environ
+    base = base or EsConfig()
+    kinds = {f.name: f.type for f in dataclasses.fields(EsConfig)}
+    types = {"str": str, "int": int, "float": float, "bool": bool}
+    changes = {}
+    for name, kind in kinds.items():
+        raw = environ.get(ENV_PREFIX + name.upper())
+        if raw is not None:
+            changes[name] = _coerce(name, types[kind] if isinstance(kind, str) else kind, raw)
+    cfg = dataclasses.replace(base, **changes)
+    validate(cfg)
+    return cfg
+
+
+def validate(cfg: Any) -> None:
+    for name, choices in _CHOICES.items():
+        if getattr(cfg, name) not in choices:
+            raise ConfigError(f"es.{name}", f"must be one of {list(choices)}, got {getattr(cfg, name)!r}")
+    if cfg.bulk_chunk_docs < 1 or cfg.msearch_max < 1 or cfg.candidates_max < 1:
+        raise ConfigError("es", "bulk_chunk_docs, msearch_max and candidates_max must be >= 1")
+    if not cfg.index or cfg.index != cfg.index.lower() or any(c in cfg.index for c in ' "*\\<|,>/?#:'):
+        raise ConfigError("es.index", f"not a valid Elasticsearch index name: {cfg.index!r}")
+
+
+def es_config(settings: Any) -> Any:
+    """The ``[es]`` section of ``settings`` if the core defines one, else the env-filled fallback."""
+    section = getattr(settings, "es", None)
+    if section is not None:
+        validate(section)
+        return section
+    return config_from_env()
+
+
+def redact_url(url: str) -> str:
+    """``url`` without user info, for messages and logs."""
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+
+
+def describe_target(hosts: list[str], cfg: Any) -> str:
+    return f"cloud id {cfg.cloud_id.split(':', 1)[0]}" if cfg.cloud_id else ", ".join(redact_url(h) for h in hosts)
+
+
+def make_client(hosts: list[str], cfg: Any):
+    """An ``Elasticsearch`` client with auth, TLS and transport retries from ``cfg``.
+    Transport retries cover connection errors, timeouts and 429/502/503/504 on every request."""
+    from elasticsearch import Elasticsearch
+
+    kwargs: dict[str, Any] = {
+        "request_timeout": cfg.request_timeout,
+        "max_retries": cfg.max_retries,
+        "retry_on_timeout": True,
+        "retry_on_status": (429, 502, 503, 504),
+    }
+    if cfg.cloud_id:
+        kwargs["cloud_id"] = cfg.cloud_id
+    else:
+        kwargs["hosts"] = hosts
+    if cfg.api_key:
+        key = cfg.api_key
+        kwargs["api_key"] = tuple(key.split(":", 1)) if ":" in key else key  # base64 never holds ":"
+    elif cfg.username:
+        kwargs["basic_auth"] = (cfg.username, cfg.password)
+    if cfg.ca_certs:
+        kwargs["ca_certs"] = cfg.ca_certs
+    if any(h.startswith("https://") for h in hosts) or cfg.cloud_id:
+        kwargs["verify_certs"] = cfg.verify_certs
+        if not cfg.verify_certs:
+            log.warning("TLS certificate verification is off for %s", describe_target(hosts, cfg))
+    try:
+        return Elasticsearch(**kwargs)
+    except (ValueError, TypeError) as exc:
+        raise ConfigError("store.path", f"cannot configure the Elasticsearch client: {exc}") from exc
+
+
+def hosts_from_location(location: str) -> list[str]:
+    """``store.path`` may list several nodes separated by commas."""
+    return [h.strip() for h in location.split(",") if h.strip()]
+
+
+@contextmanager
+def translate(what: str, target: str) -> Iterator[None]:
+    """Turn elasticsearch/elastic_transport exceptions into newsdedup's, naming the operation.
+    Messages come from the server or the transport and never contain our credentials."""
+    import elastic_transport
+    from elasticsearch import (
+        ApiError,
+        AuthenticationException,
+        AuthorizationException,
+        NotFoundError,
+        UnsupportedProductError,
+    )
+
+    try:
+        yield
+    except AuthenticationException as exc:
+        raise StoreError(
+            f"{what}: Elasticsearch at {target} refused the credentials (401); check es.api_key or "
+            "es.username/es.password"
+        ) from exc
+    except AuthorizationException as exc:
+        raise StoreError(f"{what}: the Elasticsearch user lacks a privilege (403): {exc.message}") from exc
+    except NotFoundError as exc:
+        raise StoreError(
+            f"{what}: not found at {target} ({exc.message}); run `newsdedup es init` to create the index"
+        ) from exc
+    except UnsupportedProductError as exc:
+        raise StoreError(f"{what}: {target} is not an Elasticsearch server: {exc}") from exc
+    except ApiError as exc:
+        if exc.status_code == 429 or exc.status_code >= 500:
+            raise StoreUnavailable(f"{what}: Elasticsearch at {target} is overloaded or failing ({exc.status_code}: {exc.message})") from exc
+        raise StoreError(f"{what}: Elasticsearch rejected the request ({exc.status_code}: {exc.message})") from exc
+    except elastic_transport.TransportError as exc:
+        raise StoreUnavailable(f"{what}: cannot reach Elasticsearch at {target}: {type(exc).__name__}: {exc.message}") from exc
+
+
+def check_version(info: Mapping[str, Any], target: str) -> tuple[int, int]:
+    """Refuse servers this store cannot work with; warn on untested majors."""
+    number = str(info.get("version", {}).get("number", "0.0"))
+    try:
+        major, minor = (int(x) for x in number.split(".")[:2])
+    except ValueError:
+        raise StoreError(f"Elasticsearch at {target} reports an unreadable version {number!r}") from None
+    if (major, minor) < MIN_SERVER:
+        raise StoreError(
+            f"Elasticsearch at {target} is {number}; newsdedup needs {MIN_SERVER[0]}.{MIN_SERVER[1]} or later "
+            "(kNN with filter and similarity)"
+        )
+    if major > SUPPORTED_MAJOR:
+        log.warning("Elasticsearch at %s is %s; tested with %d.x only (compatibility mode)", target, number, SUPPORTED_MAJOR)
+    return major, minor

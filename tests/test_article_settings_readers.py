@@ -1,0 +1,89 @@
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from indexer.article import article_from_record, parse_time
+from indexer.errors import ConfigError, InvalidArticle
+from indexer.readers import Record, Rejected, read_records
+from indexer.settings import load_settings
+from indexer.urls import canonical_url
+
+
+def test_canonical_url_drops_tracking_and_fragment():
+    assert canonical_url("HTTPS://News.Example.com:443/a/b.html?utm_source=x&id=3&spm=1#top") == "https://news.example.com/a/b.html?id=3"
+    assert canonical_url("http://x.example/p?b=2&a=1") == "http://x.example/p?a=1&b=2"
+    assert canonical_url("not a url") == "not a url"
+
+
+def test_record_validation_names_the_place():
+    with pytest.raises(InvalidArticle, match=r"f.jsonl:3: neither title nor content"):
+        article_from_record({"title": " ", "content": ""}, "f.jsonl:3")
+    with pytest.raises(InvalidArticle, match="must be a string"):
+        article_from_record({"title": ["x"]}, "f:1")
+    with pytest.raises(InvalidArticle, match="binary"):
+        article_from_record({"title": "t", "content": "\x00\x01\x02PNG" * 100}, "f:1")
+    with pytest.raises(InvalidArticle, match="publish_time"):
+        article_from_record({"title": "t", "publish_time": "yesterday-ish"}, "f:1")
+
+
+def test_ids_come_from_the_record_else_the_canonical_url():
+    a = article_from_record({"title": "t", "url": "https://n.example/1?utm_source=a"})
+    b = article_from_record({"title": "other", "url": "https://n.example/1"})
+    assert a.id == b.id and not a.id_given
+    assert article_from_record({"id": 42, "title": "t"}).id == "42"
+
+
+def test_unknown_fields_are_kept():
+    a = article_from_record({"title": "t", "author": "张三", "tags": ["a"]})
+    assert a.extra == {"author": "张三", "tags": ["a"]}
+
+
+def test_times_naive_ones_take_the_default_offset():
+    cst = timezone(timedelta(hours=8))
+    assert parse_time("2021-04-05 09:12") == datetime(2021, 4, 5, 9, 12, tzinfo=cst)
+    assert parse_time("2021-04-05T01:12:00Z") == datetime(2021, 4, 5, 9, 12, tzinfo=cst)
+    assert parse_time(0) == datetime(1970, 1, 1, tzinfo=timezone.utc)
+    assert parse_time(None) is None
+
+
+def test_settings_layers_and_errors(tmp_path):
+    cfg = tmp_path / "s.toml"
+    cfg.write_text("[decision]\ntime_window_days = 3\n[simhash]\nbands = 6\n")
+    s = load_settings(cfg, overrides={"simhash.max_distance": "4"}, environ={"NEWSDEDUP_DECISION_KNN_K": "20"})
+    assert (s.decision.time_window_days, s.simhash.bands, s.simhash.max_distance, s.decision.knn_k) == (3.0, 6, 4, 20)
+    with pytest.raises(ConfigError, match="'decision.knn_kk'"):
+        load_settings(environ={"NEWSDEDUP_DECISION_KNN_KK": "1"})
+    with pytest.raises(ConfigError, match="'simhash.bands': must be >= 2"):
+        load_settings(overrides={"simhash.bands": 1})
+    with pytest.raises(ConfigError, match="'simhash.max_distance'"):
+        load_settings(overrides={"simhash.bands": 3, "simhash.max_distance": 3})
+    with pytest.raises(ConfigError, match="'nope.x'"):
+        bad = tmp_path / "b.toml"
+        bad.write_text("[nope]\nx = 1\n")
+        load_settings(bad, environ={})
+    # Other tools' variables under our prefix are not settings.
+    assert load_settings(environ={"NEWSDEDUP_TEST_ES_URL": "http://x"}).store.path == "./newsdedup-data"
+
+
+def test_jsonl_reader_rejects_bad_lines_and_goes_on(tmp_path):
+    p = tmp_path / "in.jsonl"
+    p.write_bytes(b'{"title": "a"}\n{oops\n\n\xff\xfe\n{"title": "b"}\n')
+    items = list(read_records(str(p)))
+    assert [type(i) for i in items] == [Record, Rejected, Rejected, Record]
+    assert items[1].where.endswith("in.jsonl:2") and "malformed JSON" in items[1].reason
+    assert items[2].where.endswith("in.jsonl:4") and "UTF-8" in items[2].reason
+    assert items[3].data == {"title": "b"}
+
+
+def test_csv_reader_handles_quotes_bom_and_bad_rows(tmp_path):
+    p = tmp_path / "in.csv"
+    p.write_bytes(
+        "\ufeffurl,title,content\n".encode()
+        + 'http://a,"标题, 带逗号","正文\n两行"\n'.encode()
+        + b"http://b,only-two\n"
+        + b"http://c,\xff\xfe,x\n"
+    )
+    items = list(read_records(str(p)))
+    assert isinstance(items[0], Record) and items[0].data == {"url": "http://a", "title": "标题, 带逗号", "content": "正文\n两行"}
+    assert isinstance(items[1], Rejected) and "2 fields" in items[1].reason and items[1].where.endswith(":4")
+    assert isinstance(items[2], Rejected) and "UTF-8" in items[2].reason

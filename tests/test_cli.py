@@ -1,0 +1,102 @@
+"""The command line, through click's runner (same process, real store on disk)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from indexer.cli import EXIT_REJECTS, main
+from tests.test_pipeline import CPI, QUAKE
+
+
+@pytest.fixture
+def news_file(tmp_path):
+    rows = [
+        {"id": "a", "url": "https://a.example/1", "source": "A", "title": "10月CPI同比上涨2.1%", "content": CPI, "publish_time": "2024-03-12T10:00:00+08:00"},
+        {"id": "b", "url": "https://b.example/9", "source": "B", "title": "【快讯】10月CPI同比上涨2.1%", "content": CPI + "\n责任编辑：王五", "publish_time": "2024-03-12T12:00:00+08:00"},
+        {"id": "c", "url": "https://c.example/3", "source": "C", "title": "泸定5.1级地震", "content": QUAKE, "publish_time": "2024-03-05T09:00:00+08:00"},
+    ]
+    p = tmp_path / "news.jsonl"
+    p.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    return p
+
+
+def run(*args, **kw):
+    return CliRunner().invoke(main, list(map(str, args)), catch_exceptions=False, **kw)
+
+
+def test_ingest_export_clusters_and_explain(tmp_path, news_file):
+    store = tmp_path / "store"
+    r = run("ingest", news_file, "--store", store, "--rejects", tmp_path / "rej.jsonl")
+    assert r.exit_code == 0, r.output
+    assert "new: 2" in r.output and "duplicates: 1 (exact 1)" in r.output and "rejected: 0" in r.output
+
+    out = tmp_path / "export.jsonl"
+    assert run("export", "--store", store, "-o", out).exit_code == 0
+    rows = {row["id"]: row for row in map(json.loads, out.read_text().splitlines())}
+    assert set(rows) == {"a", "b", "c"}
+    assert rows["b"] | {} == rows["b"] and rows["b"]["cluster_id"] == "a" and rows["b"]["dup_reason"] == "exact"
+    for key in ("id", "url", "source", "title", "cluster_id", "is_canonical", "dup_of", "dup_reason", "score"):
+        assert key in rows["a"]
+
+    r = run("clusters", "--store", store, "--top", "1", "--members")
+    assert "3 articles in 2 clusters" in r.output and "- b [exact 1.0]" in r.output
+
+    r = run("explain", "b", "--store", store)
+    report = json.loads(r.output)
+    assert report["article"]["dup_of"] == "a" and report["comparisons"][0]["verdict"] == "exact"
+    assert run("explain", "zzz", "--store", store).exit_code == 1
+
+
+def test_reingest_reports_a_noop(tmp_path, news_file):
+    store = tmp_path / "store"
+    run("ingest", news_file, "--store", store)
+    r = run("ingest", news_file, "--store", store)
+    assert r.exit_code == 0 and "already indexed: 3 (re-ingest: nothing added)" in r.output and "new: 0" in r.output
+
+
+def test_bad_records_are_quarantined_and_the_exit_status_says_so(tmp_path, news_file):
+    bad = tmp_path / "mixed.jsonl"
+    bad.write_bytes(news_file.read_bytes() + b'{"title": ""}\nnot json\n\xc3\x28\n')
+    rejects = tmp_path / "rej.jsonl"
+    r = run("ingest", bad, "--store", tmp_path / "s", "--rejects", rejects)
+    assert r.exit_code == EXIT_REJECTS
+    assert "new: 2" in r.output and "rejected: 3" in r.output
+    lines = [json.loads(l) for l in rejects.read_text().splitlines()]
+    assert sorted(l["where"].rsplit(":", 1)[1] for l in lines) == ["4", "5", "6"]
+    assert {l["reason"].split(":")[0].split(" (")[0] for l in lines} >= {"neither title nor content", "malformed JSON"}
+
+
+def test_csv_input(tmp_path):
+    p = tmp_path / "in.csv"
+    p.write_text('url,title,content,source,publish_time\nhttps://x.example/1,地震,"' + QUAKE.replace("\n", " ") + '",X,2024-03-05 09:00\n', encoding="utf-8")
+    r = run("ingest", p, "--store", tmp_path / "s")
+    assert r.exit_code == 0 and "new: 1" in r.output
+
+
+def test_compare_applies_the_ingest_rules(tmp_path):
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in [
+        {"a": {"title": "10月CPI同比上涨2.1%", "content": CPI}, "b": {"title": "【快讯】物价数据", "content": CPI}},
+        {"a": {"title": "CPI", "content": CPI}, "b": {"title": "地震", "content": QUAKE}},
+        {"source": "山西晋中榆次区中小学12日起陆续放假", "target": "山西晋中榆次区中小学12日起陆续放假"},
+    ]) + "\n")
+    lines = [json.loads(l) for l in run("compare", pairs).output.splitlines()]
+    assert [l["duplicate"] for l in lines] == [True, False, True]
+    assert lines[0]["reason"] == "exact" and set(lines[1]["scores"]) >= {"hamming", "cosine", "containment"}
+
+
+def test_bad_settings_are_named(tmp_path, news_file):
+    r = CliRunner().invoke(main, ["ingest", str(news_file), "--store", str(tmp_path / "s"), "--set", "simhash.bandz=3"])
+    assert r.exit_code == 1 and "simhash.bandz" in r.output
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[decision]\nknn_k = 'many'\n")
+    r = CliRunner().invoke(main, ["ingest", str(news_file), "--config", str(cfg)])
+    assert r.exit_code == 1 and "decision.knn_k" in r.output
+
+
+def test_config_prints_effective_settings(tmp_path):
+    r = run("config", "--set", "decision.time_window_days=3", "--store", tmp_path / "x")
+    assert "time_window_days = 3.0" in r.output and f'path = "{tmp_path / "x"}"' in r.output

@@ -1,0 +1,75 @@
+import jieba
+import numpy as np
+import pytest
+
+from indexer.features import text_features
+from indexer.features.exact import content_key
+from indexer.features.simhash import band_keys, band_layout, from_signed, hamming, simhash, to_signed
+from indexer.features.tokenize import content_tokens, segment, weighted_tokens
+from indexer.settings import Settings
+
+PARAGRAPHS = [
+    "国家统计局12日发布数据显示，10月份全国居民消费价格同比上涨2.1%，环比上涨0.3%。",
+    "台风“梅花”于14日晚在浙江舟山普陀沿海登陆，登陆时中心附近最大风力有14级。",
+    "中国女排在世锦赛小组赛中以3比0战胜阿根廷队，取得两连胜。iPhone 15 Pro售价7999元。",
+]
+
+
+@pytest.mark.parametrize("text", PARAGRAPHS)
+def test_rjieba_segmentation_equals_jieba(text):
+    assert segment(text) == jieba.lcut(text)
+
+
+def test_content_tokens_drop_punctuation_and_stopwords():
+    toks = content_tokens("今天，北京的天气非常好。")
+    assert "，" not in toks and "的" not in toks and "北京" in toks
+
+
+def test_title_words_weigh_more_than_body_words():
+    w = weighted_tokens("地震", "地震 台风")
+    assert w["地震"] > w["台风"]
+
+
+def test_simhash_is_deterministic_and_similar_texts_are_close():
+    a = weighted_tokens("", PARAGRAPHS[0] * 3)
+    b = weighted_tokens("", PARAGRAPHS[0] * 3 + "另据了解，专家认为物价总体平稳。")
+    c = weighted_tokens("", PARAGRAPHS[1] * 3)
+    assert simhash(a) == simhash(dict(a))
+    assert hamming(simhash(a), simhash(b)) < hamming(simhash(a), simhash(c))
+    assert simhash({}) == 0
+
+
+def test_bands_guarantee_a_shared_band_within_bands_minus_one_bits():
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        x = int(rng.integers(0, 2**63)) * 2 + int(rng.integers(0, 2))
+        flips = rng.choice(64, size=3, replace=False)
+        y = x
+        for bit in flips:
+            y ^= 1 << int(bit)
+        assert set(band_keys(x, 4)) & set(band_keys(y, 4))
+
+
+def test_band_layout_covers_all_bits():
+    for bands in (2, 4, 5, 6, 8):
+        layout = band_layout(bands)
+        assert sum(w for _, w in layout) == 64 and len(layout) == bands
+    with pytest.raises(ValueError):
+        band_layout(0)
+
+
+def test_signed_round_trip():
+    for v in (0, 1, 2**63 - 1, 2**63, 2**64 - 1):
+        assert from_signed(to_signed(v)) == v and -(2**63) <= to_signed(v) < 2**63
+
+
+def test_content_key_uses_body_alone_unless_it_is_too_short():
+    body = "这是一段足够长的正文内容，用来判断完全重复的文章，长度超过三十个字符没有问题吧。"
+    assert content_key("标题一", body) == content_key("完全不同的标题", body)
+    assert content_key("标题一", "详见附件") != content_key("标题二", "详见附件")
+
+
+def test_features_read_a_bounded_prefix_of_huge_bodies():
+    s = Settings().replace(**{"input.feature_max_chars": 1000})
+    f = text_features("标题", "新闻正文。" * 1_000_000, s)
+    assert len(f.clean_body) == 1000

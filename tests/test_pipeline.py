@@ -1,0 +1,143 @@
+"""The decision path end to end on the embedded store."""
+
+from __future__ import annotations
+
+from indexer.pipeline import Decision
+
+CPI = (
+    "国家统计局12日发布数据显示，10月份全国居民消费价格同比上涨2.1%，环比上涨0.3%。其中，城市上涨2.0%，农村上涨2.4%。\n"
+    "从同比看，食品价格上涨7.0%，影响CPI上涨约1.29个百分点。食品中，猪肉价格上涨51.8%，鲜果价格上涨12.2%。\n"
+    "统计局城市司首席统计师董莉娟表示，10月份受部分地区疫情、天气等因素影响，食品价格有所上涨，非食品价格总体稳定。\n"
+    "专家分析认为，随着保供稳价政策持续发力，四季度物价将保持在合理区间运行。"
+)
+QUAKE = (
+    "据中国地震台网正式测定，3月5日8时12分在四川甘孜州泸定县发生5.1级地震，震源深度12千米。\n"
+    "地震发生后，四川省地震局立即启动三级应急响应，派出工作组赶赴震区开展灾情调查。\n"
+    "目前暂无人员伤亡报告，当地部分老旧房屋出现墙体开裂，交通、通信和电力总体正常。"
+)
+
+
+def rec(i, title, content, day=12, **kw):
+    return {"id": i, "title": title, "content": content, "publish_time": f"2024-03-{day:02d}T10:00:00+08:00", **kw}
+
+
+def test_retitled_repost_with_boilerplate_is_an_exact_duplicate(make_indexer):
+    ix = make_indexer()
+    out = ix.index_many([
+        rec("a", "10月CPI同比上涨2.1%", CPI),
+        rec("b", "【快讯】统计局：10月物价涨幅扩大", "<p>原标题：10月CPI同比上涨2.1%</p>" + "".join(f"<p>{p}</p>" for p in CPI.split("\n")) + "<p>责任编辑：王五</p>", day=13),
+    ])
+    assert [o.decision for o in out] == [Decision.NEW, Decision.DUPLICATE]
+    assert (out[1].cluster_id, out[1].dup_of, out[1].reason, out[1].score) == ("a", "a", "exact", 1.0)
+
+
+def test_trimmed_repost_is_a_near_duplicate(make_indexer):
+    ix = make_indexer()
+    ix.index_many([rec("a", "10月CPI同比上涨2.1%", CPI)])
+    [out] = ix.index_many([rec("b", "统计局：10月CPI涨2.1%", "\n".join(CPI.split("\n")[:2]), day=14)])
+    assert (out.decision, out.reason, out.cluster_id) == (Decision.DUPLICATE, "near", "a")
+
+
+def test_same_title_over_a_different_body_is_not_a_duplicate(make_indexer):
+    ix = make_indexer()
+    out = ix.index_many([rec("a", "重要通知", CPI), rec("b", "重要通知", QUAKE)])
+    assert [o.decision for o in out] == [Decision.NEW, Decision.NEW]
+
+
+def test_templated_reports_are_not_merged(make_indexer):
+    ix = make_indexer()
+    frame = "{c}今日{d}{p}%，收报{x}元，成交额{v}亿元。{c}所属板块今日整体{d}，市场人士认为短期仍有波动。"
+    out = ix.index_many([
+        rec("s1", "贵州茅台今日上涨3.2%", frame.format(c="贵州茅台", d="上涨", p="3.2", x="1688.00", v="52.3")),
+        rec("s2", "五粮液今日上涨3.2%", frame.format(c="五粮液", d="上涨", p="3.2", x="168.00", v="21.7")),
+        rec("s3", "贵州茅台今日下跌1.5%", frame.format(c="贵州茅台", d="下跌", p="1.5", x="1610.00", v="48.1")),
+    ])
+    assert [o.decision for o in out] == [Decision.NEW] * 3
+
+
+def test_near_matches_only_inside_the_time_window(make_indexer):
+    ix = make_indexer(**{"decision.time_window_days": 7})
+    trimmed = "\n".join(CPI.split("\n")[:3])
+    out = ix.index_many([rec("a", "10月CPI同比上涨2.1%", CPI, day=1), rec("b", "10月CPI同比上涨2.1%", trimmed, day=20)])
+    assert [o.decision for o in out] == [Decision.NEW, Decision.NEW]
+    # No time on the new article: no window.
+    [c] = ix.index_many([{"id": "c", "title": "10月CPI同比上涨2.1%", "content": trimmed}])
+    assert c.decision is Decision.DUPLICATE
+
+
+def test_exact_copies_match_across_any_time(make_indexer):
+    ix = make_indexer(**{"decision.time_window_days": 7})
+    out = ix.index_many([rec("a", "t", CPI, day=1), rec("b", "t2", CPI, day=28)])
+    assert out[1].reason == "exact"
+
+
+def test_copies_inside_one_batch_get_one_canonical(make_indexer):
+    ix = make_indexer()
+    out = ix.index_many([rec("a", "地震", QUAKE), rec("b", "【突发】地震", QUAKE), rec("c", "地震", QUAKE + "\n来源：某网")])
+    assert [o.decision for o in out] == [Decision.NEW, Decision.DUPLICATE, Decision.DUPLICATE]
+    assert {o.cluster_id for o in out} == {"a"}
+    members = ix.store.cluster_members("a")
+    assert [m.is_canonical for m in members] == [True, False, False]
+
+
+def test_reingest_is_a_noop(make_indexer):
+    ix = make_indexer()
+    batch = [rec("a", "CPI", CPI), rec("b", "地震", QUAKE), {"title": "无id", "content": QUAKE + "另有消息。", "url": "https://x.example/n?utm_source=w"}]
+    first = ix.index_many(batch)
+    again = ix.index_many(batch + [{"title": "同一URL", "content": "内容不同也算同一篇", "url": "https://x.example/n"}])
+    assert [o.decision for o in again] == [Decision.ALREADY_INDEXED] * 4
+    assert [o.cluster_id for o in again[:3]] == [o.cluster_id for o in first]
+    assert ix.store.stats().articles == 3
+
+
+def test_repeated_id_inside_one_batch_is_indexed_once(make_indexer):
+    ix = make_indexer()
+    out = ix.index_many([rec("a", "CPI", CPI), rec("a", "CPI", CPI)])
+    assert [o.decision for o in out] == [Decision.NEW, Decision.ALREADY_INDEXED]
+    assert out[1].cluster_id == "a"
+
+
+def test_invalid_records_are_rejected_and_the_rest_indexed(make_indexer):
+    ix = make_indexer()
+    out = ix.index_many([{"content": ""}, "not an object", rec("a", "CPI", CPI)], where=["f:1", "f:2", "f:3"])
+    assert [o.decision for o in out] == [Decision.REJECTED, Decision.REJECTED, Decision.NEW]
+    assert out[0].error == "neither title nor content" and out[0].where == "f:1"
+
+
+def test_huge_body_is_stored_whole(make_indexer):
+    ix = make_indexer(**{"input.feature_max_chars": 2000})
+    body = CPI * 20000  # about 3 MB of text
+    [out] = ix.index_many([rec("big", "大文章", body)])
+    assert out.decision is Decision.NEW
+    assert ix.store.get_many(["big"])["big"].content == body
+
+
+def test_semantic_match_needs_the_cluster_canonical_too(make_indexer):
+    """Chain drift: B is close to A, C is close to B but far from A. C may not join A's cluster
+    through B; with the guard switched off (cluster_threshold -1) it would."""
+    from tests.conftest import TableEmbedder
+
+    # cos(A,B) = 0.90, cos(B,C) = 0.89, cos(A,C) = 0.60
+    emb = TableEmbedder({"甲": [1, 0, 0, 0], "乙": [0.9, 0.436, 0, 0], "丙": [0.6, 0.8, 0, 0]})
+    words = "城市 交通 地铁 线路 开通 运营 乘客 站点 换乘 早高峰 公交 接驳 规划 建设 里程".split()
+    batch = [
+        rec("A", "甲", " ".join(words[:8]) + "。"),
+        rec("B", "乙", " ".join(words[4:12]) + "。"),
+        rec("C", "丙", " ".join(words[7:15]) + "。"),
+    ]
+    common = {"decision.semantic_threshold": 0.85, "decision.semantic_lexical_min": 0.0}
+    guarded = make_indexer(embedder=emb, **common, **{"decision.cluster_threshold": 0.8}).index_many(batch)
+    assert (guarded[1].decision, guarded[1].reason, guarded[1].cluster_id) == (Decision.DUPLICATE, "semantic", "A")
+    assert (guarded[2].decision, guarded[2].cluster_id) == (Decision.NEW, "C")
+    unguarded = make_indexer(embedder=emb, **common, **{"decision.cluster_threshold": -1.0}).index_many(batch)
+    assert (unguarded[2].decision, unguarded[2].dup_of, unguarded[2].cluster_id) == (Decision.DUPLICATE, "B", "A")
+
+
+def test_explain_reports_the_evidence(make_indexer):
+    ix = make_indexer()
+    ix.index_many([rec("a", "CPI", CPI), rec("b", "统计局：10月CPI涨2.1%", "\n".join(CPI.split("\n")[:2]))])
+    report = ix.explain("b")
+    assert report["article"]["dup_of"] == "a"
+    first = report["comparisons"][0]
+    assert first["id"] == "a" and first["role"] == "dup_of" and first["verdict"] == "near"
+    assert first["evidence"]["containment"] >= 0.8
