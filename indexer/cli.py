@@ -260,7 +260,7 @@ def show_config(store: str | None, config: str | None, sets: tuple[str, ...]) ->
 
 def _register_optional_commands() -> None:
     """Commands whose modules need optional packages register only when those are installed."""
-    for module, names in (("crawlers.cli", ("crawl",)), ("indexer.es_cli", ("es", "kibana"))):
+    for module, names in (("crawlers.cli", ("crawl",)), ("indexer.es_cli", ("es", "kibana")), ("indexer.daemon.cli", ("serve",))):
         try:
             mod = __import__(module, fromlist=list(names))
         except ImportError as exc:

@@ -52,6 +52,10 @@ def _client_and_schema(settings: Settings, dims: int | None):
 
     if not is_remote(settings.store.path):
         raise click.UsageError(f"store.path is {settings.store.path!r}; set it to the Elasticsearch URL (http(s)://...)")
+    try:
+        import elasticsearch  # noqa: F401 - only to give a clear message when the extra is missing
+    except ImportError as exc:
+        raise click.ClickException("the Elasticsearch store needs: pip install 'newsdedup[es]'") from exc
     cfg = es_config(settings)
     hosts = hosts_from_location(settings.store.path)
     schema = build_schema(cfg, vector_dims=dims, embedding_model=settings.embedding.model,

@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 _REASON_RANK = {Reason.EXACT: 3, Reason.NEAR: 2, Reason.SEMANTIC: 1}
 # Lexical overlap above which two texts share a frame closely enough for the template check.
 TEMPLATE_CHECK_OVERLAP = 0.45
+TEMPLATE_CHECK_CHARS = 800
 
 
 class Decision(str, Enum):
@@ -98,21 +99,60 @@ def _shingle_text(tf: TextFeatures) -> str:
 
 
 def compare_sides(a: _Side, b: _Side, settings: Settings) -> PairEvidence:
-    """Evidence for one pair. The template check runs only where the texts share a frame."""
+    """Evidence for one pair. The costlier parts run only where they can change the verdict:
+    the weighted token overlap only next to a high cosine, the template check only where the
+    texts share a frame."""
+    d = settings.decision
+    exact = a.text.content_key == b.text.content_key
     short = min(a.text.token_count, b.text.token_count) < settings.simhash.short_tokens
     dist = hamming(a.text.simhash, b.text.simhash)
     cont = containment(a.shingles, b.shingles)
-    lexical = weighted_overlap(a.text.weights, b.text.weights)
     cosine = float(np.dot(a.vector, b.vector)) if a.vector is not None and b.vector is not None else None
-    exact = a.text.content_key == b.text.content_key
+    lexical = 0.0
+    if cosine is not None and cosine >= min(d.semantic_threshold, d.cluster_threshold):
+        lexical = weighted_overlap(a.text.weights, b.text.weights)
     template = None
-    if not exact and settings.decision.template_guard and (
+    if not exact and d.template_guard and (
         dist <= settings.simhash.max_distance or cont >= 0.5 or lexical >= TEMPLATE_CHECK_OVERLAP
     ):
-        template = template_difference(
-            a.text.clean_title + "。" + _shingle_text(a.text), b.text.clean_title + "。" + _shingle_text(b.text)
-        )
+        template = template_difference(_frame_text(a.text), _frame_text(b.text))
     return PairEvidence(exact=exact, hamming=dist, short=short, containment=cont, cosine=cosine, lexical=lexical, template=template)
+
+
+def _frame_text(tf: TextFeatures) -> str:
+    """What the template check compares: the title and the start of the body, where templated
+    reports put their slots."""
+    return (tf.clean_title + "。" + _shingle_text(tf))[:TEMPLATE_CHECK_CHARS]
+
+
+class _BatchIndex:
+    """The articles decided earlier in this batch, indexed like the store (exact key, band keys,
+    vectors), so in-batch matching costs the same few comparisons as a store lookup."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, list[str]] = {}
+        self.by_band: dict[int, list[str]] = {}
+        self.ids: list[str] = []
+        self.vectors: list[np.ndarray] = []
+
+    def add(self, side: _Side) -> None:
+        self.by_key.setdefault(side.text.content_key, []).append(side.id)
+        for band in side.text.bands:
+            self.by_band.setdefault(band, []).append(side.id)
+        if side.vector is not None:
+            self.ids.append(side.id)
+            self.vectors.append(side.vector)
+
+    def candidates(self, side: _Side, k: int, floor: float) -> list[str]:
+        found = dict.fromkeys(self.by_key.get(side.text.content_key, []))
+        for band in side.text.bands:
+            found.update(dict.fromkeys(self.by_band.get(band, [])))
+        if side.vector is not None and self.vectors:
+            scores = np.vstack(self.vectors) @ side.vector
+            for j in np.argsort(-scores)[:k]:
+                if scores[j] >= floor:
+                    found[self.ids[j]] = None
+        return list(found)
 
 
 class Indexer:
@@ -282,18 +322,20 @@ class Indexer:
         decided: list[StoredArticle] = []
         pending_sides: dict[str, _Side] = {}
         pending: dict[str, StoredArticle] = {}
+        in_batch = _BatchIndex()
+        d = self.settings.decision
         now = datetime.now(timezone.utc)
         for pos, (i, side, window) in enumerate(zip(fresh, sides, windows)):
             article = articles[i]
-            cands = [Candidate(c, ev, judge(ev, self.settings.decision, self.settings.simhash))
-                     for c in store_candidates[pos]
-                     for ev in [compare_sides(side, self._side_for(c), self.settings)]]
-            for pid, pstored in pending.items():
-                pside = pending_sides[pid]
-                if pside.text.content_key != side.text.content_key and not window.contains(pstored.publish_time):
-                    continue
-                ev = compare_sides(side, pside, self.settings)
-                cands.append(Candidate(pstored, ev, judge(ev, self.settings.decision, self.settings.simhash)))
+            pool = {c.id: c for c in store_candidates[pos]}
+            for pid in in_batch.candidates(side, d.knn_k, min(d.semantic_threshold, d.cluster_threshold)):
+                pstored = pending[pid]
+                if pending_sides[pid].text.content_key == side.text.content_key or window.contains(pstored.publish_time):
+                    pool.setdefault(pid, pstored)
+            cands = []
+            for c in pool.values():
+                ev = compare_sides(side, pending_sides[c.id] if c.id in pending_sides else self._side_for(c), self.settings)
+                cands.append(Candidate(c, ev, judge(ev, d, self.settings.simhash)))
             match = self._choose(side, cands, canonicals, pending, pending_sides)
             stored = StoredArticle(
                 id=article.id, url=article.url, canonical_url=article.canonical_url, source=article.source,
@@ -310,6 +352,7 @@ class Indexer:
             )
             pending[stored.id] = stored
             pending_sides[stored.id] = side
+            in_batch.add(side)
             decided.append(stored)
             outcomes[i] = IndexOutcome(
                 stored.id, Decision.DUPLICATE if match else Decision.NEW, stored.cluster_id, stored.dup_of,

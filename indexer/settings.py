@@ -70,12 +70,42 @@ class DecisionSettings:
 
 
 @dataclass(frozen=True)
+class EsSettings:
+    """Elasticsearch store (used when ``store.path`` is an http(s) URL). Secrets come best from
+    ``NEWSDEDUP_ES_API_KEY`` / ``NEWSDEDUP_ES_PASSWORD``; they are never logged."""
+
+    index: str = _opt("newsdedup", doc="write alias; backing indices <index>-000001, templates <index>-*")
+    api_key: str = _opt("", doc="encoded API key (or id:key); wins over username/password")
+    username: str = _opt("", doc="basic auth user")
+    password: str = _opt("", doc="basic auth password")
+    cloud_id: str = _opt("", doc="Elastic Cloud deployment id; replaces the hosts of store.path")
+    ca_certs: str = _opt("", doc="CA bundle for https")
+    verify_certs: bool = _opt(True, doc="verify TLS certificates")
+    request_timeout: float = _opt(30.0, lo=0.1, doc="seconds per request")
+    max_retries: int = _opt(5, lo=0, hi=100, doc="transport retries (connection errors, 429/502/503/504) and bulk rounds")
+    retry_backoff: float = _opt(0.5, lo=0.0, doc="seconds before the first bulk retry; doubles each round")
+    bulk_chunk_docs: int = _opt(500, lo=1, doc="documents per bulk request")
+    bulk_chunk_bytes: int = _opt(10 * 1024 * 1024, lo=1024, doc="bytes per bulk request")
+    dead_letter_dir: str = _opt("./newsdedup-deadletter", doc="articles that could not be written after every retry")
+    inflight_max: int = _opt(10_000, lo=0, doc="written-but-maybe-unrefreshed articles answered from memory; 0: off")
+    write_refresh: str = _opt("false", choices=("false", "wait_for", "true"), doc="refresh parameter of bulk writes")
+    candidates_max: int = _opt(1000, lo=1, doc="most hits per exact/band lookup")
+    msearch_max: int = _opt(200, lo=1, doc="searches per _msearch request")
+    shards: int = _opt(1, lo=1, doc="primary shards of a new index")
+    replicas: int = _opt(1, lo=0, doc="replicas of a new index")
+    refresh_interval: str = _opt("1s", doc="index refresh interval")
+    auto_create: bool = _opt(True, doc="create template, first index and alias when missing")
+    mappings_dir: str = _opt("", doc="folder with the template JSON; default: the es_mappings/ that ships")
+
+
+@dataclass(frozen=True)
 class Settings:
     store: StoreSettings = field(default_factory=StoreSettings)
     input: InputSettings = field(default_factory=InputSettings)
     simhash: SimhashSettings = field(default_factory=SimhashSettings)
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
     decision: DecisionSettings = field(default_factory=DecisionSettings)
+    es: EsSettings = field(default_factory=EsSettings)
 
     @property
     def default_tz(self) -> timezone:

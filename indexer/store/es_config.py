@@ -1,8 +1,7 @@
 """Elasticsearch connection settings, client construction and error translation.
 
-``Settings`` is owned by the core; until it grows a real ``[es]`` section this module reads
-``settings.es`` when present and otherwise falls back to ``EsConfig`` (same names and defaults),
-filled from ``NEWSDEDUP_ES_*`` environment variables so secrets never need to be on a command line.
+The settings live in the ``[es]`` section of ``indexer.settings.Settings`` (``NEWSDEDUP_ES_*``
+environment variables fill it like any other section, so secrets never need a command line).
 
 Supported servers: Elasticsearch 8.12 - 8.19 (the official client's major must match the server's:
 we pin ``elasticsearch>=8.15,<9``). 9.x servers answer 8.x clients in compatibility mode; that is
@@ -12,102 +11,35 @@ options this store relies on and are refused.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-import os
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ConfigError, StoreError, StoreUnavailable
+from ..settings import EsSettings
 
 log = logging.getLogger(__name__)
 
 MIN_SERVER = (8, 12)
 SUPPORTED_MAJOR = 8
-ENV_PREFIX = "NEWSDEDUP_ES_"
 SECRET_FIELDS = frozenset({"api_key", "password"})
 
 
-@dataclass(frozen=True)
-class EsConfig:
-    """The ``[es]`` settings. Field names, types and defaults are what the core's section must use."""
-
-    index: str = "newsdedup"  # write alias; backing indices <index>-000001, templates <index>-*
-    api_key: str = ""  # encoded API key (or "id:key"); wins over username/password
-    username: str = ""
-    password: str = ""
-    cloud_id: str = ""  # Elastic Cloud deployment id; replaces the hosts of store.path
-    ca_certs: str = ""  # path of a CA bundle for https
-    verify_certs: bool = True
-    request_timeout: float = 30.0
-    max_retries: int = 5  # transport retries (connection errors, 429/502/503/504) and bulk rounds
-    retry_backoff: float = 0.5  # seconds before the first bulk retry; doubles each round
-    bulk_chunk_docs: int = 500
-    bulk_chunk_bytes: int = 10 * 1024 * 1024
-    dead_letter_dir: str = "./newsdedup-deadletter"
-    inflight_max: int = 10_000  # written-but-maybe-unrefreshed articles answered from memory; 0: off
-    write_refresh: str = "false"  # refresh parameter of bulk writes: false | wait_for | true
-    candidates_max: int = 1000  # most hits returned per exact/band lookup
-    msearch_max: int = 200  # searches per _msearch request
-    shards: int = 1
-    replicas: int = 1
-    refresh_interval: str = "1s"
-    auto_create: bool = True  # create template, first index and alias when missing
-    mappings_dir: str = ""  # folder with the template JSON; default: es_mappings/ of this checkout
-
-
-_CHOICES = {"write_refresh": ("false", "wait_for", "true")}
-
-
-def _coerce(name: str, kind: type, raw: str) -> Any:
-    if kind is bool:
-        low = raw.strip().lower()
-        if low in ("1", "true", "yes", "on"):
-            return True
-        if low in ("0", "false", "no", "off"):
-            return False
-        raise ConfigError(f"es.{name}", f"expected bool, got {raw!r}")
-    try:
-        return kind(raw)
-    except ValueError:
-        raise ConfigError(f"es.{name}", f"expected {kind.__name__}, got {raw!r}") from None
-
-
-def config_from_env(environ: Mapping[str, str] | None = None, base: EsConfig | None = None) -> EsConfig:
-    """``NEWSDEDUP_ES_<NAME>`` variables over ``base`` (the fallback while Settings has no ``es``)."""
-    environ = os.environ if environ is None else environ
-    base = base or EsConfig()
-    kinds = {f.name: f.type for f in dataclasses.fields(EsConfig)}
-    types = {"str": str, "int": int, "float": float, "bool": bool}
-    changes = {}
-    for name, kind in kinds.items():
-        raw = environ.get(ENV_PREFIX + name.upper())
-        if raw is not None:
-            changes[name] = _coerce(name, types[kind] if isinstance(kind, str) else kind, raw)
-    cfg = dataclasses.replace(base, **changes)
-    validate(cfg)
-    return cfg
+# The [es] section of the settings; the old name stays for readability in this module's callers.
+EsConfig = EsSettings
 
 
 def validate(cfg: Any) -> None:
-    for name, choices in _CHOICES.items():
-        if getattr(cfg, name) not in choices:
-            raise ConfigError(f"es.{name}", f"must be one of {list(choices)}, got {getattr(cfg, name)!r}")
-    if cfg.bulk_chunk_docs < 1 or cfg.msearch_max < 1 or cfg.candidates_max < 1:
-        raise ConfigError("es", "bulk_chunk_docs, msearch_max and candidates_max must be >= 1")
+    """Checks the settings loader cannot make (ranges and choices it already checked)."""
     if not cfg.index or cfg.index != cfg.index.lower() or any(c in cfg.index for c in ' "*\\<|,>/?#:'):
         raise ConfigError("es.index", f"not a valid Elasticsearch index name: {cfg.index!r}")
 
 
 def es_config(settings: Any) -> Any:
-    """The ``[es]`` section of ``settings`` if the core defines one, else the env-filled fallback."""
-    section = getattr(settings, "es", None)
-    if section is not None:
-        validate(section)
-        return section
-    return config_from_env()
+    """The validated ``[es]`` section of ``settings``."""
+    validate(settings.es)
+    return settings.es
 
 
 def redact_url(url: str) -> str:

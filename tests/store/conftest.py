@@ -23,16 +23,25 @@ def _sqlite_factory(tmp_path):
     return make, made
 
 
-STORE_KINDS = ["sqlite"]
+# "es": Elasticsearch store answering recent writes from its in-flight buffer; "es-refresh": no
+# buffer, refresh on every write, so every lookup is answered by the server (tests/es/server.py).
+STORE_KINDS = ["sqlite", "es", "es-refresh"]
 
 
 @pytest.fixture(params=STORE_KINDS)
 def store_factory(request, tmp_path):
+    cleanup = None
     if request.param == "sqlite":
         make, made = _sqlite_factory(tmp_path)
+    elif request.param in ("es", "es-refresh"):
+        from tests.es.server import es_factory
+
+        make, made, cleanup = es_factory(request.param)
     else:  # pragma: no cover - other stores register themselves in STORE_KINDS and here
         raise AssertionError(request.param)
     yield make
+    if cleanup is not None:
+        cleanup()
     for store in made:
         try:
             store.close()

@@ -1,0 +1,69 @@
+"""``newsdedup es init`` / ``es check`` against the test server."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from click.testing import CliRunner
+
+from indexer.es_cli import es
+from indexer.store.es_config import EsConfig, make_client
+from indexer.store.es_schema import build_schema, drop
+
+pytestmark = pytest.mark.es
+
+
+@pytest.fixture
+def cli_env(server, monkeypatch):
+    index = f"ndtest-{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("NEWSDEDUP_STORE_PATH", server.url)
+    monkeypatch.setenv("NEWSDEDUP_ES_INDEX", index)
+    monkeypatch.setenv("NEWSDEDUP_ES_REPLICAS", "0")
+    monkeypatch.setenv("NEWSDEDUP_EMBEDDING_MODEL", "none")
+    for name, value in server.auth.items():
+        monkeypatch.setenv(f"NEWSDEDUP_ES_{name.upper()}", str(value))
+    yield index
+    cfg = EsConfig(index=index, **server.auth)
+    client = make_client([server.url], cfg)
+    try:
+        for dims in (None, 8):
+            drop(client, build_schema(cfg, vector_dims=dims, embedding_model="none", fingerprint_layout="f", bands=4))
+    finally:
+        client.close()
+
+
+def test_init_then_check_then_init_again(cli_env):
+    runner = CliRunner()
+    first = runner.invoke(es, ["init"])
+    assert first.exit_code == 0, first.output
+    assert f"{cli_env}-000001 (created)" in first.output
+    check = runner.invoke(es, ["check"])
+    assert check.exit_code == 0, check.output
+    assert "Elasticsearch 8." in check.output and "vector dims 0" in check.output and "0 articles" in check.output
+    again = runner.invoke(es, ["init"])
+    assert again.exit_code == 0 and "already there" in again.output
+
+
+def test_check_reports_a_missing_alias_and_a_dims_mismatch(cli_env):
+    runner = CliRunner()
+    missing = runner.invoke(es, ["check"])
+    assert missing.exit_code == 1 and "es init" in missing.output
+    assert runner.invoke(es, ["init"]).exit_code == 0
+    mismatch = runner.invoke(es, ["check", "--dims", "8"])
+    assert mismatch.exit_code == 1 and "dims" in mismatch.output
+    refused = runner.invoke(es, ["init", "--dims", "8"])
+    assert refused.exit_code == 1 and "nothing was changed" in refused.output
+
+
+def test_open_store_routes_an_http_url_to_elasticsearch(cli_env, server):
+    from indexer.settings import load_settings
+    from indexer.store import open_store
+    from indexer.store.elasticsearch import ElasticsearchStore
+
+    store = open_store(load_settings(), vector_dims=None, embedding_model="none")
+    try:
+        assert isinstance(store, ElasticsearchStore) and store.alias == cli_env
+        assert store.stats().articles == 0
+    finally:
+        store.close()
