@@ -38,7 +38,7 @@ class Reason(str, Enum):
 
 SHINGLE = 4  # characters per shingle for containment
 _NUMBER = re.compile(r"\d+(?:[.,:：/]\d+)*%?|[零〇一二两三四五六七八九十百千万亿]+(?=[年月日号时点分秒元角股只家名人起例个位%])")
-_NOUNISH = {"n", "nr", "ns", "nt", "nz", "nrt", "nrfg", "eng", "m", "x", "t", "j"}
+_NOUNISH = {"n", "nr", "ns", "nt", "nz", "nrt", "nrfg", "eng", "x", "j"}
 # Words that change the meaning of a templated report when swapped for a word of another class
 # (涨 for 跌, 黄色 for 橙色); words of one class are rewordings of each other (涨 / 上涨).
 _POLARITY_CLASSES = {
@@ -101,39 +101,47 @@ def weighted_overlap(a: dict[str, float], b: dict[str, float]) -> float:
 
 @lru_cache(maxsize=4096)
 def _tagged(text: str) -> tuple[tuple[str, str], ...]:
-    return tuple((w, f) for w, f in rjieba.tag(text[:3000]) if w.strip())
+    return tuple((w, f) for w, f in rjieba.tag(text) if w.strip())
 
 
-def _slot_kind(words: list[tuple[str, str]]) -> str | None:
-    """What a substituted segment is: a number, a name/noun, a polarity word, or nothing templated."""
-    text = "".join(w for w, _ in words)
-    if _NUMBER.search(text):
-        return "number"
-    classes = sorted({_POLARITY[w] for w, _ in words if w in _POLARITY})
-    if classes:
-        return "polarity:" + "+".join(classes)
-    if any(f in _NOUNISH and len(w) >= 2 and not _NUMBER.fullmatch(w) for w, f in words):
-        return "name"
+def _slot(words: list[tuple[str, str]]) -> tuple[str, frozenset[str]] | None:
+    """What a substituted segment is (a number, a polarity word, a name) and the words that make
+    it so; None when it holds nothing a template would vary."""
+    numbers = frozenset(m.group(0) for w, _ in words for m in _NUMBER.finditer(w))
+    if numbers:
+        return "number", numbers
+    polar = frozenset(w for w, _ in words if w in _POLARITY)
+    if polar:
+        return "polarity:" + "+".join(sorted({_POLARITY[w] for w in polar})), polar
+    names = frozenset(w for w, f in words if f in _NOUNISH and len(w) >= 2 and not _NUMBER.fullmatch(w))
+    if names:
+        return "name", names
     return None
 
 
-def template_difference(a: str, b: str, max_segment: int = 4) -> str | None:
+def template_difference(a: str, b: str, max_segment: int = 4, diff_chars: int = 800) -> str | None:
     """If ``a`` and ``b`` are the same sentence frame with slots filled differently (a number for a
     number, a name for a name, 涨 for 跌), describe the first such substitution; else None.
 
-    Insertions and deletions (trimming, added boilerplate) are not substitutions, and a substitution
-    of a number by a non-number (``12日`` -> ``明日``) is a rewording, so neither counts."""
-    ta, tb = _tagged(a), _tagged(b)
+    Only true substitutions count: each side's slot words must be absent from the whole other
+    text. Trimming, added boilerplate and dropped sentences leave one text's words inside the
+    other's (as substrings), and a number replaced by a non-number (``12日`` -> ``明日``) is a rewording.
+    The alignment reads the first ``diff_chars`` of each text, where templated reports put their slots."""
+    ta, tb = _tagged(a[:diff_chars]), _tagged(b[:diff_chars])
     matcher = SequenceMatcher(None, [w for w, _ in ta], [w for w, _ in tb], autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "replace" or (i2 - i1) > max_segment or (j2 - j1) > max_segment:
             continue
-        left, right = list(ta[i1:i2]), list(tb[j1:j2])
-        kind_left, kind_right = _slot_kind(left), _slot_kind(right)
-        if kind_left and kind_right and kind_left.split(":")[0] == kind_right.split(":")[0] and (
-            kind_left != kind_right or not kind_left.startswith("polarity")
-        ):
-            return f"{kind_left.split(':')[0]} differs: {''.join(w for w, _ in left)!r} vs {''.join(w for w, _ in right)!r}"
+        left, right = _slot(list(ta[i1:i2])), _slot(list(tb[j1:j2]))
+        if left is None or right is None:
+            continue
+        (kind_l, slot_l), (kind_r, slot_r) = left, right
+        if kind_l.split(":")[0] != kind_r.split(":")[0] or (kind_l.startswith("polarity") and kind_l == kind_r):
+            continue
+        # Substring, not token, membership: segmentation of the same word varies with its context.
+        if any(w in b for w in slot_l) or any(w in a for w in slot_r):
+            continue
+        return f"{kind_l.split(':')[0]} differs: {''.join(w for w, _ in ta[i1:i2])!r} vs {''.join(w for w, _ in tb[j1:j2])!r}"
     return None
 
 

@@ -42,7 +42,6 @@ log = logging.getLogger(__name__)
 _REASON_RANK = {Reason.EXACT: 3, Reason.NEAR: 2, Reason.SEMANTIC: 1}
 # Lexical overlap above which two texts share a frame closely enough for the template check.
 TEMPLATE_CHECK_OVERLAP = 0.45
-TEMPLATE_CHECK_CHARS = 800
 
 
 class Decision(str, Enum):
@@ -120,9 +119,8 @@ def compare_sides(a: _Side, b: _Side, settings: Settings) -> PairEvidence:
 
 
 def _frame_text(tf: TextFeatures) -> str:
-    """What the template check compares: the title and the start of the body, where templated
-    reports put their slots."""
-    return (tf.clean_title + "。" + _shingle_text(tf))[:TEMPLATE_CHECK_CHARS]
+    """What the template check compares: the title, then the body."""
+    return tf.clean_title + "。" + _shingle_text(tf)
 
 
 class _BatchIndex:

@@ -1,0 +1,7 @@
+"""The long-running ingest daemon (``newsdedup serve``): HTTP API, durable queue, one writer.
+
+Modules: ``settings`` (the ``[daemon]`` section), ``queue`` (durable SQLite queue), ``worker``
+(batching, prefetching features, one writer), ``lease`` (writer lease: file lock or Elasticsearch
+document), ``api`` (HTTP), ``crawl`` (scheduled crawling), ``metrics``, ``service`` (wiring and
+shutdown), ``cli`` (``serve``).
+"""

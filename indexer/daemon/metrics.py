@@ -1,0 +1,36 @@
+"""Prometheus metrics of one daemon, in a registry of its own (no id or URL labels)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+__all__ = ["DaemonMetrics", "CONTENT_TYPE_LATEST"]
+
+
+class DaemonMetrics:
+    def __init__(self, queue_depth: Callable[[], float], ready: Callable[[], float], lease_held: Callable[[], float]):
+        r = self.registry = CollectorRegistry(auto_describe=True)
+        self.accepted = Counter("newsdedup_daemon_articles_accepted", "Articles durably enqueued", ["origin"], registry=r)
+        self.request_rejected = Counter("newsdedup_daemon_articles_rejected", "Articles refused at POST time (invalid)", registry=r)
+        self.requests = Counter("newsdedup_daemon_http_requests", "HTTP requests by route and status", ["route", "code"], registry=r)
+        self.processed = Counter("newsdedup_indexer_articles", "Articles processed by the indexer, by decision", ["decision"], registry=r)
+        self.duplicates = Counter("newsdedup_indexer_duplicates", "Duplicates found, by reason", ["reason"], registry=r)
+        self.batch_seconds = Histogram("newsdedup_batch_seconds", "Seconds to decide and write one batch", registry=r,
+                                       buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120))
+        self.batch_size = Histogram("newsdedup_batch_articles", "Articles per batch", registry=r,
+                                    buckets=(1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 5000))
+        self.store_errors = Counter("newsdedup_store_errors", "Store failures (batch kept in the queue and retried)", registry=r)
+        self.dead = Counter("newsdedup_daemon_dead_letters", "Articles moved to the queue's dead table", registry=r)
+        self.crawl_runs = Counter("newsdedup_crawl_runs", "Scheduled crawl runs, by outcome", ["outcome"], registry=r)
+        depth = Gauge("newsdedup_queue_depth", "Articles waiting in the durable queue", registry=r)
+        depth.set_function(queue_depth)
+        ready_g = Gauge("newsdedup_daemon_ready", "1 when /readyz answers 200", registry=r)
+        ready_g.set_function(ready)
+        lease_g = Gauge("newsdedup_daemon_lease_held", "1 while this daemon holds the writer lease", registry=r)
+        lease_g.set_function(lease_held)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

@@ -1,0 +1,232 @@
+"""The durable ingest queue: one SQLite file in WAL mode with ``synchronous=FULL``.
+
+* ``put_many`` commits every item of a request in one transaction before it returns, so an
+  article the API answered "accepted" for survives ``kill -9`` and a power cut.
+* The worker ``take``s the oldest items (in memory it remembers which it has in hand, the rows
+  stay) and ``ack``s them only after their batch was written to the store. After a crash every
+  unacknowledged row is simply taken again; the indexer is idempotent by article id, so an article
+  written just before the crash comes back ALREADY_INDEXED and is indexed exactly once.
+* The queue is bounded: ``put_many`` raises ``QueueFull`` rather than grow past ``max_items``.
+* Items that fail for reasons other than the store (a bug, a model error) move to ``dead`` after
+  being retried one by one, so one poison article cannot block the queue.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+log = logging.getLogger(__name__)
+
+QUEUE_FILE = "queue.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS items (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    article_id TEXT NOT NULL,
+    record TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    enqueued_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS items_article ON items(article_id);
+CREATE TABLE IF NOT EXISTS dead (
+    seq INTEGER PRIMARY KEY,
+    article_id TEXT NOT NULL,
+    record TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    enqueued_at REAL NOT NULL,
+    failed_at REAL NOT NULL,
+    error TEXT NOT NULL
+);
+"""
+
+
+class QueueFull(Exception):
+    """The queue holds ``max_items``; the caller should come back later."""
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    seq: int
+    article_id: str
+    record: dict[str, Any]
+    origin: str
+    enqueued_at: float
+
+
+class DurableQueue:
+    """Thread-safe; one consumer (the worker), any number of producers."""
+
+    def __init__(self, directory: str | os.PathLike, max_items: int):
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.path = self.directory / QUEUE_FILE
+        self.max_items = max_items
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA busy_timeout=30000")
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._in_hand: set[int] = set()
+        self._depth = self._db.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+        self._closed = False
+        if self._depth:
+            log.info("queue %s holds %d unfinished items from an earlier run; they are processed again", self.path, self._depth)
+
+    # ---- producers -----------------------------------------------------------------------------
+    def put_many(self, items: Sequence[tuple[str, dict[str, Any]]], origin: str) -> list[int]:
+        """Persist ``(article_id, record)`` pairs atomically; all or none. Raises QueueFull."""
+        if not items:
+            return []
+        now = time.time()
+        rows = [(aid, json.dumps(rec, ensure_ascii=False, separators=(",", ":")), origin, now) for aid, rec in items]
+        with self._cond:
+            if self._closed:
+                raise QueueFull("queue closed")
+            if self._depth + len(rows) > self.max_items:
+                raise QueueFull(f"queue holds {self._depth} of {self.max_items} items")
+            seqs = []
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for row in rows:
+                    seqs.append(self._db.execute(
+                        "INSERT INTO items (article_id, record, origin, enqueued_at) VALUES (?, ?, ?, ?)", row).lastrowid)
+                self._db.execute("COMMIT")  # synchronous=FULL: on disk when this returns
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._depth += len(rows)
+            self._cond.notify_all()
+            return seqs
+
+    # ---- the consumer ----------------------------------------------------------------------------
+    def take(self, n: int, wait: float, stop: threading.Event | None = None, fill: bool = True) -> list[QueueItem]:
+        """Up to ``n`` of the oldest items not in hand. Blocks until ``n`` are available or the
+        oldest available one has waited ``wait`` seconds (``fill=False``: return at once)."""
+        with self._cond:
+            while True:
+                available = self._depth - len(self._in_hand)
+                if available >= n or (available > 0 and not fill):
+                    break
+                if available > 0:
+                    oldest = self._oldest_free()
+                    remaining = (oldest + wait - time.time()) if oldest is not None else 0
+                    if remaining <= 0:
+                        break
+                else:
+                    remaining = 0.2
+                if stop is not None and stop.is_set():
+                    break
+                if not fill:
+                    return []
+                self._cond.wait(min(remaining, 0.2))
+            rows = self._db.execute(
+                "SELECT seq, article_id, record, origin, enqueued_at FROM items ORDER BY seq LIMIT ?",
+                (n + len(self._in_hand),),
+            ).fetchall()
+            out = []
+            for seq, aid, rec, origin, at in rows:
+                if seq in self._in_hand:
+                    continue
+                out.append(QueueItem(seq, aid, json.loads(rec), origin, at))
+                self._in_hand.add(seq)
+                if len(out) >= n:
+                    break
+            return out
+
+    def _oldest_free(self) -> float | None:
+        if not self._in_hand:
+            row = self._db.execute("SELECT enqueued_at FROM items ORDER BY seq LIMIT 1").fetchone()
+        else:
+            marks = ",".join("?" * len(self._in_hand)) if len(self._in_hand) < 900 else None
+            if marks is None:
+                row = self._db.execute("SELECT enqueued_at FROM items WHERE seq > ? ORDER BY seq LIMIT 1",
+                                       (max(self._in_hand),)).fetchone()
+            else:
+                row = self._db.execute(f"SELECT enqueued_at FROM items WHERE seq NOT IN ({marks}) ORDER BY seq LIMIT 1",
+                                       tuple(self._in_hand)).fetchone()
+        return row[0] if row else None
+
+    def ack(self, seqs: Sequence[int]) -> None:
+        """The items' batch is in the store: forget them (durably)."""
+        if not seqs:
+            return
+        with self._cond:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                deleted = 0
+                for start in range(0, len(seqs), 500):
+                    chunk = list(seqs[start : start + 500])
+                    deleted += self._db.execute(f"DELETE FROM items WHERE seq IN ({','.join('?' * len(chunk))})", chunk).rowcount
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._depth -= deleted
+            self._in_hand.difference_update(seqs)
+            self._cond.notify_all()
+
+    def release(self, seqs: Sequence[int]) -> None:
+        """Give items back unprocessed (they will be taken again)."""
+        with self._cond:
+            self._in_hand.difference_update(seqs)
+            self._cond.notify_all()
+
+    def bury(self, item: QueueItem, error: str) -> None:
+        """Move a poison item to the dead table."""
+        with self._cond:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO dead (seq, article_id, record, origin, enqueued_at, failed_at, error) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (item.seq, item.article_id, json.dumps(item.record, ensure_ascii=False), item.origin, item.enqueued_at, time.time(), error[:2000]),
+                )
+                deleted = self._db.execute("DELETE FROM items WHERE seq = ?", (item.seq,)).rowcount
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._depth -= deleted
+            self._in_hand.discard(item.seq)
+            self._cond.notify_all()
+
+    # ---- inspection ------------------------------------------------------------------------------
+    def depth(self) -> int:
+        return self._depth
+
+    def free(self) -> int:
+        return max(0, self.max_items - self._depth)
+
+    def dead_count(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM dead").fetchone()[0]
+
+    def contains(self, article_id: str) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM items WHERE article_id = ? LIMIT 1", (article_id,)).fetchone() is not None
+
+    def wait_empty(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._depth > 0:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._cond.wait(min(left, 0.2))
+            return True
+
+    def close(self) -> None:
+        with self._cond:
+            if not self._closed:
+                self._closed = True
+                self._db.close()
+                self._cond.notify_all()

@@ -1,0 +1,129 @@
+"""The daemon: HTTP API + durable queue + worker (+ crawl scheduler), and its shutdown.
+
+SIGTERM/SIGINT: stop accepting (POST answers 503), stop the crawler, let the worker drain the
+queue for up to ``daemon.shutdown_grace_seconds``, close the store (flush), release the lease, exit
+0. Whatever is still queued after the grace period stays on disk and is processed on the next
+start. A second signal ends the drain at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+from pathlib import Path
+from typing import Callable
+
+from ..settings import Settings
+from .api import ApiServer
+from .crawl import CrawlScheduler
+from .metrics import DaemonMetrics
+from .queue import DurableQueue
+from .settings import DaemonSettings
+from .worker import Worker
+
+log = logging.getLogger(__name__)
+
+
+class Daemon:
+    def __init__(self, settings: Settings, dsettings: DaemonSettings, indexer_factory: Callable | None = None):
+        self.settings = settings
+        self.d = dsettings
+        self.queue = DurableQueue(dsettings.queue_dir, dsettings.queue_max)
+        self.accepting = True
+        self.metrics = DaemonMetrics(self.queue.depth, lambda: 0.0 if self.not_ready_reasons() else 1.0,
+                                     lambda: 1.0 if self.lease_held() else 0.0)
+        self.worker = Worker(settings, dsettings, self.queue, self.metrics, indexer_factory=indexer_factory)
+        self.crawler: CrawlScheduler | None = None
+        if dsettings.crawl_sources:
+            state_dir = dsettings.crawl_state_dir or str(Path(dsettings.queue_dir) / "crawl-state")
+            self.crawler = CrawlScheduler(dsettings.crawl_sources, state_dir, self.queue, settings, self.metrics,
+                                          dsettings.crawl_interval_seconds, dsettings.crawl_batch_size)
+        self.httpd = ApiServer((dsettings.host, dsettings.port), self)
+        self._http_thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.1},
+                                             name="http", daemon=True)
+        self.stop_requested = threading.Event()
+        self._signals = 0
+
+    @property
+    def address(self) -> tuple[str, int]:
+        return self.httpd.server_address[:2]
+
+    def lease_held(self) -> bool:
+        lease = self.worker.lease
+        return bool(lease is not None and lease.valid())
+
+    def not_ready_reasons(self) -> list[str]:
+        reasons = []
+        if not self.accepting:
+            reasons.append("shutting down")
+        if self.worker.problem:
+            reasons.append(self.worker.problem)
+        if self.queue.free() == 0:
+            reasons.append("queue full")
+        if not self.worker.is_alive() and self.accepting:
+            reasons.append("worker stopped")
+        return reasons
+
+    def start(self) -> None:
+        self.worker.start()
+        if self.crawler is not None:
+            self.crawler.start()
+        self._http_thread.start()
+        host, port = self.address
+        log.info("newsdedup daemon listening on http://%s:%d (store %s, queue %s, auth %s)", host, port,
+                 _redact(self.settings.store.path), self.d.queue_dir, "on" if self.d.auth_token else "off")
+
+    def request_stop(self, signum: int | None = None, frame=None) -> None:
+        self._signals += 1
+        if self._signals > 1:
+            log.warning("second signal: ending the drain now; unfinished articles stay queued")
+            self.worker.stop(0)
+        else:
+            log.info("signal %s: draining (up to %.0fs)", signum, self.d.shutdown_grace_seconds)
+        self.stop_requested.set()
+
+    def install_signal_handlers(self) -> None:
+        signal.signal(signal.SIGTERM, self.request_stop)
+        signal.signal(signal.SIGINT, self.request_stop)
+
+    def wait(self) -> None:
+        while not self.stop_requested.wait(0.5):
+            if not self.worker.is_alive() and not self.worker.finished.is_set():
+                break
+
+    def shutdown(self) -> int:
+        self.accepting = False
+        if self.crawler is not None:
+            self.crawler.stop()
+        if self._signals <= 1:
+            self.worker.stop(self.d.shutdown_grace_seconds)
+        self.worker.join(self.d.shutdown_grace_seconds + 10)
+        if self.crawler is not None:
+            self.crawler.join(5)
+        left = self.queue.depth()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.queue.close()
+        if left:
+            log.warning("stopped with %d articles still queued; they are processed on the next start", left)
+        else:
+            log.info("drained; stopped cleanly")
+        return 0
+
+
+def _redact(location: str) -> str:
+    try:
+        from ..store.es_config import redact_url
+
+        return redact_url(location)
+    except Exception:  # noqa: BLE001
+        return location
+
+
+def run(settings: Settings, dsettings: DaemonSettings, indexer_factory: Callable | None = None) -> int:
+    daemon = Daemon(settings, dsettings, indexer_factory)
+    daemon.install_signal_handlers()
+    daemon.start()
+    daemon.wait()
+    return daemon.shutdown()

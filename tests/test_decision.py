@@ -1,0 +1,66 @@
+"""Duplicate rules on the fixtures: templated reports stay apart, reposts join."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from indexer.decision import containment, shingles, template_difference, weighted_overlap
+from indexer.pipeline import Decision
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def load(name):
+    return [json.loads(l) for l in (FIXTURES / name).read_text(encoding="utf-8").splitlines() if l.strip()]
+
+
+@pytest.mark.parametrize("a,b,kind", [
+    ("北京市气象台发布暴雨黄色预警，预计夜间有暴雨", "北京市气象台发布暴雨橙色预警，预计夜间有暴雨", "polarity"),
+    ("贵州茅台今日涨停，收于1800元", "五粮液今日涨停，收于1800元", "name"),
+    ("双色球第2021001期开奖号码为01 02 03", "双色球第2021002期开奖号码为04 05 06", "number"),
+    ("贵州茅台今日上涨3.2%，收报1688元", "贵州茅台今日下跌3.2%，收报1688元", "polarity"),
+])
+def test_template_substitutions_are_found(a, b, kind):
+    assert template_difference(a, b).startswith(kind)
+
+
+@pytest.mark.parametrize("a,b", [
+    ("山西晋中榆次区中小学12日起陆续放假高三另行通知", "山西晋中榆次区中小学明起陆续放假高三另行通知"),  # number -> word
+    ("目前，项目进展顺利。", "当前，项目进展顺利。"),  # synonym
+    ("贵州茅台今日上涨3.2%，收报1688元", "贵州茅台今日大涨3.2%，收报1688元"),  # same polarity
+    ("第一段。记者张三在现场看到，第二段内容。第三段。", "第一段。第二段内容。第三段。"),  # deletion
+])
+def test_rewordings_and_deletions_are_not_templates(a, b):
+    assert template_difference(a, b) is None
+
+
+def test_containment_and_overlap():
+    a = shingles("今天北京下了一场大雨，气温明显下降。")
+    b = shingles("今天北京下了一场大雨")
+    assert containment(a, b) == 1.0 and containment(a, frozenset()) == 0.0
+    assert weighted_overlap({"a": 1.0, "b": 1.0}, {"a": 1.0}) == 0.5
+
+
+def test_no_templated_report_is_merged(make_indexer):
+    ix = make_indexer()
+    outcomes = ix.index_many(load("templated.jsonl"))
+    assert [o.decision for o in outcomes] == [Decision.NEW] * len(outcomes)
+
+
+def test_distinct_originals_stay_apart_and_their_reposts_join(make_indexer):
+    ix = make_indexer()
+    originals = load("originals.jsonl")
+    out = ix.index_many(originals)
+    assert [o.decision for o in out] == [Decision.NEW] * len(originals)
+    reposts = []
+    for o in originals:
+        paras = o["content"].split("\n")
+        reposts.append({**o, "id": o["id"] + "-retitled", "title": "【转载】" + o["title"] + "_新闻网", "url": ""})
+        reposts.append({**o, "id": o["id"] + "-trimmed", "content": "\n".join(paras[:-1]) + "\n责任编辑：刘洋", "url": ""})
+        reposts.append({**o, "id": o["id"] + "-html", "url": "", "content": "<div><p>来源：新华网</p>" + "".join(f"<p>{p}</p>" for p in paras) + "<p>点击阅读全文</p></div>"})
+    out = ix.index_many(reposts)
+    wrong = [(r["id"], o.decision.value, o.cluster_id) for r, o in zip(reposts, out) if o.cluster_id != r["id"].split("-")[0]]
+    assert wrong == []
