@@ -44,6 +44,7 @@ class Daemon:
                                              name="http", daemon=True)
         self.stop_requested = threading.Event()
         self._signals = 0
+        self.crashed = False
 
     @property
     def address(self) -> tuple[str, int]:
@@ -89,7 +90,9 @@ class Daemon:
 
     def wait(self) -> None:
         while not self.stop_requested.wait(0.5):
-            if not self.worker.is_alive() and not self.worker.finished.is_set():
+            if not self.worker.is_alive():
+                log.error("the ingest worker stopped unexpectedly; shutting down (queued articles are kept)")
+                self.crashed = True
                 break
 
     def shutdown(self) -> int:
@@ -109,7 +112,7 @@ class Daemon:
             log.warning("stopped with %d articles still queued; they are processed on the next start", left)
         else:
             log.info("drained; stopped cleanly")
-        return 0
+        return 1 if self.crashed else 0
 
 
 def _redact(location: str) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from ..article import article_from_record
-from ..errors import InvalidArticle, NewsdedupError, StoreError
+from ..errors import InvalidArticle, StoreError
 from ..features import Featurizer, TextFeatures
 from ..pipeline import Decision, Indexer
 from ..settings import Settings
@@ -393,4 +393,4 @@ class Worker(threading.Thread):
                 log.warning("indexer rejected %s: %s", o.article_id, o.error)
 
 
-__all__ = ["Worker", "PrefetchingFeaturizer", "Backoff", "open_indexer", "NewsdedupError"]
+__all__ = ["Worker", "PrefetchingFeaturizer", "Backoff", "open_indexer"]

@@ -25,11 +25,24 @@ FINGERPRINT_LAYOUT = f"simhash64/{TOKEN_HASH}/{TOKENIZER_NAME}"
 _MASK64 = (1 << 64) - 1
 
 
+_HASH_CACHE: dict[str, int] = {}
+_HASH_CACHE_MAX = 2_000_000
+
+
+def token_hash(token: str) -> int:
+    value = _HASH_CACHE.get(token)
+    if value is None:
+        value = xxhash.xxh3_64_intdigest(token.encode("utf-8"))
+        if len(_HASH_CACHE) < _HASH_CACHE_MAX:
+            _HASH_CACHE[token] = value
+    return value
+
+
 def simhash(weights: Mapping[str, float]) -> int:
     """Weighted SimHash of token weights, as an unsigned 64-bit int (0 for no tokens)."""
     if not weights:
         return 0
-    hashes = np.fromiter((xxhash.xxh3_64_intdigest(t.encode("utf-8")) for t in weights), dtype=np.uint64, count=len(weights))
+    hashes = np.fromiter(map(token_hash, weights), dtype=np.uint64, count=len(weights))
     w = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
     # Little-endian bytes unpacked LSB-first give bit i of each hash in column i.
     bits = np.unpackbits(hashes.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")

@@ -1,0 +1,120 @@
+"""Featurise throughput on the same 1,000-character Chinese articles, as ratios against the
+blog recipe measured in the same run (this machine is shared and noisy: compare ratios).
+
+    python bench/featurize.py [--docs 1000] [--repeat 3]
+
+Contenders
+  blog      jieba.lcut + per-token MD5 + Python loop over 64 bits (the seed recipe)
+  simhash   the `simhash` 2.1.2 package (jieba tokens, its own MD5-based hashing)  [if installed]
+  minhash   datasketch MinHash, 128 permutations over jieba tokens               [if installed]
+  newsdedup clean + rjieba tokens + IDF weights + numpy SimHash + bands + MD5 (indexer.features.text_features)
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import datasets  # noqa: E402
+
+
+def articles(n: int, chars: int = 1000) -> list[tuple[str, str]]:
+    """Real news bodies from ccf2019_inews, cut or joined to exactly ``chars`` characters."""
+    pool = [a for a in datasets.inews_articles() if len(a["content"]) >= 200]
+    out = []
+    i = 0
+    while len(out) < n:
+        a = pool[i % len(pool)]
+        body = a["content"]
+        while len(body) < chars:
+            body += pool[(i + 7) % len(pool)]["content"]
+        out.append((a["title"], body[:chars]))
+        i += 1
+    return out
+
+
+def blog_recipe(title: str, body: str) -> int:
+    import jieba
+
+    v = [0] * 64
+    for word in jieba.lcut(title + body):
+        h = int(hashlib.md5(word.encode("utf-8")).hexdigest(), 16)
+        for i in range(64):
+            v[i] += 1 if (h >> i) & 1 else -1
+    return sum(1 << i for i in range(64) if v[i] > 0)
+
+
+def make_newsdedup():
+    from indexer.features import text_features
+    from indexer.settings import Settings
+
+    settings = Settings()
+    return lambda title, body: text_features(title, body, settings).simhash
+
+
+def make_simhash_pkg():
+    import jieba
+    from simhash import Simhash
+
+    return lambda title, body: Simhash(jieba.lcut(title + body)).value
+
+
+def make_minhash():
+    import jieba
+    from datasketch import MinHash
+
+    def run(title, body):
+        m = MinHash(num_perm=128)
+        m.update_batch([w.encode("utf-8") for w in set(jieba.lcut(title + body))])
+        return m
+
+    return run
+
+
+def rate(fn, docs, repeat: int) -> float:
+    runs = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        for title, body in docs:
+            fn(title, body)
+        runs.append(len(docs) / (time.perf_counter() - started))
+    return statistics.median(runs)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--docs", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    docs = articles(args.docs)
+    import jieba
+
+    jieba.initialize()
+    ours = make_newsdedup()
+    ours(*docs[0])  # load IDF table and stopwords outside the timing
+    contenders = {"blog": blog_recipe, "newsdedup": ours}
+    for name, factory in (("simhash", make_simhash_pkg), ("minhash", make_minhash)):
+        try:
+            contenders[name] = factory()
+        except ImportError:
+            print(f"{name}: not installed, skipped")
+    # Interleave contenders in every repeat so background load hits them alike.
+    rates = {name: [] for name in contenders}
+    for _ in range(args.repeat):
+        for name, fn in contenders.items():
+            rates[name].append(rate(fn, docs, 1))
+    base = statistics.median(rates["blog"])
+    print(f"featurise {len(docs)} articles of 1,000 characters, median of {args.repeat} runs")
+    for name, values in rates.items():
+        r = statistics.median(values)
+        print(f"  {name:10s} {r:9.1f} docs/s   {r / base:6.1f}x blog recipe")
+
+
+if __name__ == "__main__":
+    main()
