@@ -77,6 +77,7 @@ class Daemon:
 
     def request_stop(self, signum: int | None = None, frame=None) -> None:
         self._signals += 1
+        self.accepting = False  # at once: POST answers 503 from here on
         if self._signals > 1:
             log.warning("second signal: ending the drain now; unfinished articles stay queued")
             self.worker.stop(0)

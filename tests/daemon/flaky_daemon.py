@@ -1,0 +1,58 @@
+"""The daemon with a store wrapper for tests (started as ``python tests/daemon/flaky_daemon.py``):
+
+* ``NDTEST_FAULT_FILE``: while that file exists every store call raises StoreUnavailable;
+* ``NDTEST_WRITE_DELAY``: seconds each ``write`` sleeps first (so a test can kill mid-processing).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from indexer.daemon import worker  # noqa: E402
+from indexer.errors import StoreUnavailable  # noqa: E402
+from indexer.pipeline import Indexer  # noqa: E402
+
+
+class FlakyStore:
+    def __init__(self, inner, fault_file: str | None, delay: float):
+        self._inner, self._fault, self._delay = inner, fault_file, delay
+
+    def _check(self):
+        if self._fault and os.path.exists(self._fault):
+            raise StoreUnavailable("simulated outage (fault file present)")
+
+    def __getattr__(self, name):
+        attr = getattr(self._inner, name)
+        if not callable(attr) or name == "close":
+            return attr
+
+        def call(*args, **kwargs):
+            self._check()
+            if name == "write" and self._delay:
+                time.sleep(self._delay)
+                self._check()
+            return attr(*args, **kwargs)
+
+        return call
+
+
+def _open(settings):
+    fault = os.environ.get("NDTEST_FAULT_FILE")
+    if fault and os.path.exists(fault):
+        raise StoreUnavailable("simulated outage at open")
+    ix = Indexer.open(settings)
+    ix.store = FlakyStore(ix.store, fault, float(os.environ.get("NDTEST_WRITE_DELAY", "0") or 0))
+    return ix
+
+
+worker.open_indexer = _open
+
+if __name__ == "__main__":
+    from indexer.daemon.cli import serve
+
+    serve(prog_name="flaky_daemon")

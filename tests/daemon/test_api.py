@@ -1,0 +1,101 @@
+"""The HTTP API of a real daemon process: formats, per-item errors, reads, metrics, limits."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+from .conftest import article, read_store
+
+
+def test_post_formats_reads_and_metrics(daemons):
+    d = daemons().start()
+    one = d.post(article(1))
+    assert one.status == 202, one.body
+    assert one.json()["accepted"] == ["art-0001"]
+    arr = d.post([article(2), article(3, dup_of=1), {"title": "", "content": ""}, "not an object"])
+    assert arr.status == 202
+    body = arr.json()
+    assert body["accepted"] == ["art-0002", "art-0003"]
+    assert [r.get("status") for r in body["results"]] == ["accepted", "accepted", None, None]
+    assert body["results"][2]["index"] == 2 and "neither title nor content" in body["results"][2]["error"]
+    assert body["results"][3]["index"] == 3 and "JSON object" in body["results"][3]["error"]
+    ndjson = "\n".join(json.dumps(a, ensure_ascii=False) for a in (article(4), article(5, dup_of=4))) + "\n{broken\n"
+    nd = d.post(ndjson, {"Content-Type": "application/x-ndjson"})
+    assert nd.status == 202
+    assert nd.json()["accepted"] == ["art-0004", "art-0005"]
+    assert nd.json()["results"][2]["index"] == 2 and "invalid JSON" in nd.json()["results"][2]["error"]
+    d.wait_drained()
+
+    got = d.get("/v1/articles/art-0003")
+    assert got.status == 200
+    assert got.json()["cluster_id"] == "art-0001" and got.json()["dup_reason"] == "exact"
+    assert d.get("/v1/articles/nope").status == 404
+    cluster = d.get("/v1/clusters/art-0001").json()
+    assert cluster["size"] == 2
+    assert [m["id"] for m in cluster["members"]] == ["art-0001", "art-0003"]
+    assert cluster["members"][1]["dup_reason"] == "exact" and cluster["members"][1]["score"] == 1.0
+    top = d.get("/v1/clusters?top=2").json()["clusters"]
+    assert {c["cluster_id"] for c in top} == {"art-0001", "art-0004"} and all(c["size"] == 2 for c in top)
+    assert d.get("/v1/clusters?top=zero").status == 400
+    assert d.get("/v1/clusters/none-such").status == 404
+
+    m = d.metrics()
+    assert m['newsdedup_daemon_articles_accepted_total{origin=http}'] == 5
+    assert m["newsdedup_daemon_articles_rejected_total"] == 3
+    assert m["newsdedup_indexer_articles_total{decision=new}"] == 3
+    assert m["newsdedup_indexer_articles_total{decision=duplicate}"] == 2
+    assert m["newsdedup_indexer_duplicates_total{reason=exact}"] == 2
+    assert m["newsdedup_queue_depth"] == 0
+    assert m["newsdedup_batch_seconds_count"] >= 1
+    assert m["newsdedup_store_errors_total"] == 0
+    assert m["newsdedup_daemon_ready"] == 1
+
+    # re-posting is safe: the indexer answers ALREADY_INDEXED, nothing is stored twice
+    assert d.post([article(1)]).status == 202
+    d.wait_for(lambda: d.metric("newsdedup_indexer_articles_total{decision=already_indexed}") == 1, 10, "re-post processed")
+    assert d.stop() == 0
+    assert sorted(a.id for a in read_store(d.store)) == [f"art-{i:04d}" for i in range(1, 6)]
+
+
+def test_malformed_oversized_unauthorised_and_full(daemons, tmp_path):
+    token = "s3cret-token-value"
+    fault = tmp_path / "outage"
+    fault.touch()  # the store is "down": nothing drains, so the queue fills
+    d = daemons(flaky=True, env={"NDTEST_FAULT_FILE": str(fault), "NEWSDEDUP_DAEMON_AUTH_TOKEN": token},
+                sets={"daemon.max_body_bytes": "4096", "daemon.queue_max": "3"}).start(wait_ready=False)
+    auth = {"Authorization": f"Bearer {token}"}
+    assert d.post(article(1)).status == 401
+    assert d.post(article(1), {"Authorization": "Bearer wrong"}).status == 401
+    assert d.post(article(1), {"Authorization": token}).status == 401
+    assert d.post("{not json", auth).status == 400
+    assert d.post("", auth).status == 400
+    assert d.post("42", auth).status == 400
+    assert d.post(b"\xff\xfe\x00garbage", auth).status == 400
+    big = dict(article(1), content="长" * 5000)
+    assert d.post(big, auth).status == 413
+    only_bad = d.post([{"title": 5}], auth)
+    assert only_bad.status == 422 and "must be a string" in only_bad.json()["results"][0]["error"]
+    assert d.request("PUT", "/v1/articles", b"{}", auth).status == 405
+    assert d.get("/nowhere").status == 404
+    assert d.post([article(1), article(2)], auth).status == 202
+    full = d.post([article(3), article(4)], auth)
+    assert full.status == 429 and full.headers["Retry-After"]
+    assert d.post([article(3)], auth).status == 202  # exactly at the bound
+    ready = d.get("/readyz")
+    assert ready.status == 503 and any("store unavailable" in r for r in ready.json()["reasons"])
+    # a raw request without Content-Length, then a stalled client: the daemon stays up
+    with socket.create_connection(("127.0.0.1", d.port)) as s:
+        s.sendall(b"POST /v1/articles HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token.encode() + b"\r\n\r\n")
+        assert b" 411 " in s.recv(1000)
+    assert d.get("/healthz").status == 200
+    m = d.metrics()
+    assert m["newsdedup_daemon_articles_accepted_total{origin=http}"] == 3
+    assert m["newsdedup_queue_depth"] == 3
+    assert m["newsdedup_daemon_http_requests_total{code=401,route=articles_post}"] == 3
+    assert m["newsdedup_daemon_http_requests_total{code=429,route=articles_post}"] == 1
+    fault.unlink()
+    d.wait_drained()
+    assert d.stop() == 0
+    assert token not in d.log_text()
+    assert sorted(a.id for a in read_store(d.store)) == ["art-0001", "art-0002", "art-0003"]

@@ -1,0 +1,124 @@
+"""kill -9, SIGTERM, store outages and a second daemon on the same store, with real processes."""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections import Counter
+
+from .conftest import article, queue_rows, read_store
+
+
+def _corpus(n: int) -> list[dict]:
+    """n articles; every fifth is an exact copy of the one before it."""
+    return [article(i, dup_of=i - 1 if i % 5 == 4 else None) for i in range(n)]
+
+
+def _check_clusters(stored) -> None:
+    by_cluster: dict[str, list] = {}
+    for a in stored:
+        by_cluster.setdefault(a.cluster_id, []).append(a)
+    for cid, members in by_cluster.items():
+        canon = [a for a in members if a.is_canonical]
+        assert [a.id for a in canon] == [cid], f"cluster {cid} must have exactly its own canonical article"
+
+
+def test_kill9_mid_processing_then_restart_indexes_everything_once(daemons):
+    n = 120
+    sets = {"daemon.batch_size": "8"}
+    d = daemons(flaky=True, env={"NDTEST_WRITE_DELAY": "0.15"}, sets=sets).start()
+    accepted: list[str] = []
+    corpus = _corpus(n)
+    for start in range(0, n, 30):
+        r = d.post(corpus[start : start + 30])
+        assert r.status == 202
+        accepted += r.json()["accepted"]
+    assert len(accepted) == n
+    d.wait_for(lambda: d.metric("newsdedup_indexer_articles_total{decision=new}") >= 8, 20, "some batches written")
+    d.kill9()
+    left = queue_rows(d.queue)
+    assert 0 < left < n, "killed mid-processing"
+
+    again = daemons(queue=d.queue, sets=sets).start()
+    again.wait_drained()
+    m = again.metrics()
+    processed = sum(v for k, v in m.items() if k.startswith("newsdedup_indexer_articles_total{"))
+    assert processed >= left  # the unfinished items were taken again (some may be ALREADY_INDEXED)
+    assert again.stop() == 0
+
+    stored = read_store(d.store)
+    counts = Counter(a.id for a in stored)
+    assert set(counts) == set(accepted) and all(c == 1 for c in counts.values())
+    assert sum(1 for a in stored if a.dup_reason == "exact") == sum(1 for i in range(n) if i % 5 == 4)
+    _check_clusters(stored)
+    assert queue_rows(d.queue) == 0
+
+
+def test_sigterm_stops_accepting_drains_and_exits_zero(daemons):
+    d = daemons(flaky=True, env={"NDTEST_WRITE_DELAY": "0.1"}, sets={"daemon.batch_size": "10"}).start()
+    corpus = _corpus(60)
+    assert d.post(corpus).status == 202
+    d.signal(signal.SIGTERM)
+    time.sleep(0.05)
+    try:
+        late = d.post([article(500)])
+        assert late.status == 503, late.body  # no longer accepting while it drains
+    except OSError:
+        assert d.proc.poll() is not None  # already gone: the drain was quicker than this request
+    assert d.proc.wait(30) == 0
+    assert queue_rows(d.queue) == 0
+    stored = read_store(d.store)
+    assert sorted(a.id for a in stored) == sorted(a["id"] for a in corpus)
+    assert "drained" in d.log_text()
+
+
+def test_store_outage_holds_the_queue_and_recovers(daemons, tmp_path):
+    fault = tmp_path / "outage"
+    d = daemons(flaky=True, env={"NDTEST_FAULT_FILE": str(fault)}, sets={"daemon.batch_size": "5"}).start()
+    assert d.post(_corpus(10)).status == 202
+    d.wait_drained()
+    fault.touch()
+    assert d.post([article(i) for i in range(10, 30)]).status == 202  # accepted while the store is down
+    d.wait_for(lambda: d.get("/readyz").status == 503, 10, "not ready during the outage")
+    d.wait_for(lambda: d.metric("newsdedup_store_errors_total") >= 3, 10, "retries")
+    assert d.metric("newsdedup_queue_depth") == 20
+    assert "store unavailable" in " ".join(d.get("/readyz").json()["reasons"])
+    fault.unlink()
+    d.wait_drained()
+    d.wait_for(lambda: d.get("/readyz").status == 200, 10, "ready again")
+    assert d.stop() == 0
+    stored = read_store(d.store)
+    assert sorted(a.id for a in stored) == [f"art-{i:04d}" for i in range(30)]
+
+
+def test_outage_during_shutdown_keeps_items_for_the_next_start(daemons, tmp_path):
+    fault = tmp_path / "outage"
+    fault.touch()
+    sets = {"daemon.shutdown_grace_seconds": "0.5"}
+    d = daemons(flaky=True, env={"NDTEST_FAULT_FILE": str(fault)}, sets=sets).start(wait_ready=False)
+    assert d.post(_corpus(7)).status == 202
+    assert d.stop() == 0  # grace runs out: exits 0, nothing lost
+    assert queue_rows(d.queue) == 7
+    fault.unlink()
+    again = daemons(queue=d.queue).start()
+    again.wait_drained()
+    assert again.stop() == 0
+    assert len(read_store(d.store)) == 7
+
+
+def test_second_daemon_on_the_same_store_is_a_standby(daemons):
+    first = daemons(name="a", sets={"daemon.lease_retry_seconds": "0.1"}).start()
+    second = daemons(name="b", sets={"daemon.lease_retry_seconds": "0.1"}).start(wait_ready=False)
+    second.wait_for(lambda: "standby" in " ".join(second.get("/readyz").json()["reasons"]), 20, "standby")
+    assert second.post([article(1)]).status == 503
+    assert second.metric("newsdedup_daemon_lease_held") == 0
+    assert first.metric("newsdedup_daemon_lease_held") == 1
+    assert first.post([article(1)]).status == 202
+    first.wait_drained()
+    assert first.stop() == 0
+    # the writer is gone: the standby takes the lease over and becomes ready
+    second.wait_for(lambda: second.get("/readyz").status == 200, 20, "takeover")
+    assert second.post([article(2)]).status == 202
+    second.wait_drained()
+    assert second.stop() == 0
+    assert sorted(a.id for a in read_store(first.store)) == ["art-0001", "art-0002"]

@@ -1,0 +1,164 @@
+"""The writer lease: compare-and-set logic on a fake document store, the real thing on the test
+Elasticsearch (noida-db) when available, and the file lock."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from indexer.daemon.lease import ElasticsearchLease, EsLeaseBackend, FileLease, LeaseConflict, NoopLease
+
+
+class FakeDocs:
+    """In-memory documents with Elasticsearch's optimistic concurrency semantics."""
+
+    def __init__(self):
+        self.docs: dict[str, tuple[dict, int, int]] = {}
+        self.seq = 0
+        self.down = False
+
+    def _next(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def _check(self):
+        if self.down:
+            raise ConnectionError("store down")
+
+    def get(self, doc_id):
+        self._check()
+        return self.docs.get(doc_id)
+
+    def create(self, doc_id, source):
+        self._check()
+        if doc_id in self.docs:
+            raise LeaseConflict("version conflict, document already exists")
+        self.docs[doc_id] = (dict(source), self._next(), 1)
+        return self.docs[doc_id][1:]
+
+    def cas(self, doc_id, source, seq_no, primary_term):
+        self._check()
+        cur = self.docs.get(doc_id)
+        if cur is None or cur[1:] != (seq_no, primary_term):
+            raise LeaseConflict("version conflict")
+        self.docs[doc_id] = (dict(source), self._next(), 1)
+        return self.docs[doc_id][1:]
+
+    def delete(self, doc_id, seq_no, primary_term):
+        cur = self.docs.get(doc_id)
+        if cur is None or cur[1:] != (seq_no, primary_term):
+            raise LeaseConflict("version conflict")
+        del self.docs[doc_id]
+
+
+class Clock:
+    def __init__(self):
+        self.t = 1000.0
+
+    def __call__(self):
+        return self.t
+
+
+def _pair(backend, clock, ttl=10.0):
+    a = ElasticsearchLease(backend, "writer", ttl, owner="a", clock=clock, monotonic=clock)
+    b = ElasticsearchLease(backend, "writer", ttl, owner="b", clock=clock, monotonic=clock)
+    return a, b
+
+
+def test_only_one_holder_and_takeover_after_expiry():
+    docs, clock = FakeDocs(), Clock()
+    a, b = _pair(docs, clock)
+    assert a.acquire() and a.valid()
+    assert not b.acquire() and not b.valid()
+    assert b.holder() == "a"
+    clock.t += 5
+    assert a.renew() and a.valid()
+    clock.t += 9  # renewed at +5: still held by a at +14
+    assert not b.acquire()
+    clock.t += 1.5  # a stops renewing: its own view expires before the document does (safety margin)
+    assert not a.valid()
+    clock.t += 1
+    assert b.acquire() and b.valid()
+    assert not a.renew() and not a.valid()  # a's compare-and-set loses: it knows it lost the lease
+    assert not a.acquire()
+    b.release()
+    assert "writer" not in docs.docs
+    assert a.acquire()
+
+
+def test_racing_creates_and_cas_have_one_winner():
+    docs, clock = FakeDocs(), Clock()
+    a, b = _pair(docs, clock)
+    # both read "absent"; the second create conflicts
+    real_get = docs.get
+    docs.get = lambda doc_id: None
+    assert a.acquire()
+    assert not b.acquire()
+    docs.get = real_get
+    # both see an expired lease and both try the same compare-and-set: one wins
+    clock.t += 100
+    c = ElasticsearchLease(docs, "writer", 10.0, owner="c", clock=clock, monotonic=clock)
+    snapshot = docs.get("writer")
+    docs.get = lambda doc_id: snapshot
+    assert b.acquire()
+    assert not c.acquire()
+    docs.get = real_get
+    assert not a.renew()
+
+
+def test_store_errors_surface_and_expire_the_lease():
+    docs, clock = FakeDocs(), Clock()
+    a, _ = _pair(docs, clock)
+    assert a.acquire()
+    docs.down = True
+    with pytest.raises(ConnectionError):
+        a.renew()
+    clock.t += 8.5
+    assert not a.valid()  # cannot renew: stops writing before anyone may take over
+    docs.down = False
+    assert a.acquire()  # still its own document: re-acquired
+
+
+def test_file_lease_excludes_other_holders(tmp_path):
+    path = tmp_path / "daemon-writer.lock"
+    a, b = FileLease(path, "a"), FileLease(path, "b")
+    assert a.acquire() and not b.acquire()
+    assert b.holder() == "a"
+    code = f"from indexer.daemon.lease import FileLease; print(FileLease({str(path)!r}, 'c').acquire())"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+    a.release()
+    assert b.acquire() and b.valid()
+    b.release()
+    n = NoopLease("x")
+    assert n.acquire() and n.valid() and n.holder() == "x"
+
+
+def test_elasticsearch_lease_on_a_real_server():
+    from tests.es.server import require_server
+
+    server = require_server()
+    client = server.client()
+    index = f"ndtest-{uuid.uuid4().hex[:8]}_daemon_lease"
+    try:
+        backend = EsLeaseBackend(client, index)
+        clock = Clock()
+        a = ElasticsearchLease(backend, "writer", 10.0, owner="a", clock=clock, monotonic=clock)
+        b = ElasticsearchLease(EsLeaseBackend(client, index), "writer", 10.0, owner="b", clock=clock, monotonic=clock)
+        assert a.acquire()
+        assert not b.acquire()
+        with pytest.raises(LeaseConflict):  # op_type=create on an existing document
+            backend.create("writer", {"holder": "z", "expires_at": 0.0, "acquired_at": 0.0})
+        assert a.renew()
+        clock.t += 30
+        assert b.acquire()
+        assert not a.renew()  # stale seq_no/primary_term
+        b.release()
+        assert backend.get("writer") is None
+    finally:
+        try:
+            client.indices.delete(index=index, ignore_unavailable=True)
+        finally:
+            client.close()

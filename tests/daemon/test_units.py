@@ -1,0 +1,155 @@
+"""In-process pieces: the durable queue, body parsing, settings, the crawl schedule."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from indexer.daemon.api import _Reply, parse_body
+from indexer.daemon.crawl import CrawlScheduler, QueueSink
+from indexer.daemon.metrics import DaemonMetrics
+from indexer.daemon.queue import DurableQueue, QueueFull
+from indexer.daemon.settings import DaemonSettings
+from indexer.settings import load_settings
+from indexer.daemon.worker import Backoff
+from indexer.errors import ConfigError
+from indexer.settings import Settings
+
+
+def _items(*ids):
+    return [(i, {"id": i, "title": f"t{i}"}) for i in ids]
+
+
+def test_queue_put_take_ack_and_restart(tmp_path):
+    q = DurableQueue(tmp_path, max_items=5)
+    q.put_many(_items("a", "b", "c"), "http")
+    assert q.depth() == 3 and q.contains("b")
+    first = q.take(2, wait=0, fill=False)
+    assert [i.article_id for i in first] == ["a", "b"]
+    second = q.take(5, wait=0, fill=False)
+    assert [i.article_id for i in second] == ["c"]  # in-hand items are not handed out twice
+    q.ack([first[0].seq])
+    q.release([first[1].seq])
+    assert [i.article_id for i in q.take(5, wait=0, fill=False)] == ["b"]
+    with pytest.raises(QueueFull):
+        q.put_many(_items("d", "e", "f", "g"), "http")  # all or nothing
+    assert q.depth() == 2
+    q.close()
+    # a restart (or kill -9) hands every unacknowledged item out again
+    q2 = DurableQueue(tmp_path, max_items=5)
+    assert [i.article_id for i in q2.take(5, wait=0, fill=False)] == ["b", "c"]
+    item = q2.take(5, wait=0, fill=False)
+    assert item == []
+    q2.close()
+
+
+def test_queue_take_waits_for_size_or_time_and_buries(tmp_path):
+    q = DurableQueue(tmp_path, max_items=100)
+    q.put_many(_items("a"), "http")
+    started = time.monotonic()
+    got = q.take(10, wait=0.3)
+    assert [i.article_id for i in got] == ["a"] and time.monotonic() - started >= 0.25
+    threading.Timer(0.05, lambda: q.put_many(_items(*"bcdefghijk"), "http")).start()
+    started = time.monotonic()
+    assert len(q.take(10, wait=5)) == 10 and time.monotonic() - started < 2  # full batch: no waiting
+    q.bury(got[0], "boom")
+    assert q.dead_count() == 1 and not q.contains("a")
+    q.close()
+
+
+def test_parse_body_shapes():
+    assert parse_body('{"a": 1}') == ([{"a": 1}], {})
+    assert parse_body('[{"a": 1}, 2]') == ([{"a": 1}, 2], {})
+    items, errors = parse_body('{"a": 1}\n\n{"b": 2}\n{oops\n')
+    assert items[:2] == [{"a": 1}, {"b": 2}] and list(errors) == [2]
+    for bad in ("", "  ", "{oops", "42", '"text"', "{x\n{y"):
+        with pytest.raises(_Reply) as exc:
+            parse_body(bad)
+        assert exc.value.code == 400
+
+
+def test_daemon_settings_validate_like_the_rest():
+    d = load_settings(environ={"NEWSDEDUP_DAEMON_PORT": "9000", "NEWSDEDUP_DAEMON_LEASE": "none"},
+                      overrides={"daemon.batch_wait_seconds": "0.2"}).daemon
+    assert (d.port, d.batch_wait_seconds, d.lease) == (9000, 0.2, "none")
+    assert DaemonSettings().host == "127.0.0.1" and DaemonSettings().auth_token == ""
+    for key, bad in (("port", "70000"), ("lease", "zookeeper"), ("nope", 1), ("queue_max", "many")):
+        with pytest.raises(ConfigError, match=f"daemon.{key}"):
+            load_settings(overrides={f"daemon.{key}": bad}, environ={})
+    b = Backoff(0.5, 2)
+    assert [b.step() for _ in range(4)] == [0.5, 1, 2, 2]
+
+
+def _metrics(q):
+    return DaemonMetrics(q.depth, lambda: 1.0, lambda: 1.0)
+
+
+def test_queue_sink_rejects_invalid_and_waits_while_full(tmp_path):
+    q = DurableQueue(tmp_path, max_items=2)
+    stop = threading.Event()
+    sink = QueueSink(q, Settings(), _metrics(q), stop, poll=0.02)
+    out = sink.send([{"url": "https://x.cn/1", "title": "标题", "content": "正文"}, {"url": "https://x.cn/2", "title": ""}])
+    assert [d.status for d in out] == ["accepted", "rejected"] and q.depth() == 1
+    threading.Timer(0.1, lambda: q.ack([i.seq for i in q.take(5, 0, fill=False)])).start()
+    sink.send([{"url": f"https://x.cn/{i}", "title": f"标题{i}"} for i in (3, 4)])  # waits for room
+    assert q.depth() == 2
+    from crawlers.errors import SinkError
+
+    threading.Timer(0.1, stop.set).start()
+    with pytest.raises(SinkError):
+        sink.send([{"url": "https://x.cn/5", "title": "标题5"}])
+    q.close()
+
+
+def test_scheduled_crawl_feeds_the_queue_once_per_url(tmp_path):
+    from tests.crawlers.server import FixtureServer
+    from tests.crawlers.sites import build_site_b
+
+    srv = FixtureServer().start()
+    try:
+        build_site_b(srv)
+        sources = tmp_path / "sources.toml"
+        sources.write_text(f"""
+[defaults]
+delay = 0.0
+timeout = 2.0
+max_retries = 0
+
+[[sources]]
+name = "site-b"
+type = "feed"
+start_urls = ["{srv.base}/rss.xml"]
+[sources.extra]
+interval_seconds = 0.3
+""", encoding="utf-8")
+        q = DurableQueue(tmp_path / "q", max_items=100)
+        m = _metrics(q)
+        sched = CrawlScheduler(str(sources), tmp_path / "state", q, Settings(), m, default_interval=900, batch_size=10)
+        assert sched.interval(sched.sources.sources[0]) == 0.3
+        sched.start()
+        deadline = time.monotonic() + 20
+        while m.crawl_runs.labels("ok")._value.get() < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        sched.stop()
+        sched.join(10)
+        assert m.crawl_runs.labels("ok")._value.get() >= 2  # ran again after its interval
+        urls = sorted(i.record["url"] for i in q.take(100, 0, fill=False))
+        assert len(urls) == 3 and len(set(urls)) == 3  # the second run found nothing new
+        assert all("/private/" not in u for u in urls)
+        q.close()
+    finally:
+        srv.stop()
+
+
+def test_serve_reads_daemon_settings_from_toml_env_and_flags(tmp_path, monkeypatch):
+    from indexer.daemon.cli import load_all
+
+    cfg = tmp_path / "nd.toml"
+    cfg.write_text('[store]\npath = "/tmp/x-store"\n[daemon]\nport = 9100\nqueue_max = 7\n', encoding="utf-8")
+    monkeypatch.setenv("NEWSDEDUP_DAEMON_BATCH_SIZE", "9")
+    monkeypatch.setenv("NEWSDEDUP_DAEMON_AUTH_TOKEN", "tok")
+    settings, d = load_all(str(cfg), None, ("daemon.queue_max=8", "embedding.model=none"), host="0.0.0.0")
+    assert settings.store.path == "/tmp/x-store" and settings.embedding.model == "none"
+    assert (d.port, d.queue_max, d.batch_size, d.host, d.auth_token) == (9100, 8, 9, "0.0.0.0", "tok")
