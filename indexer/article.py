@@ -13,8 +13,9 @@ from .urls import canonical_url
 
 # Characters that never occur in text: NUL and C0 controls other than tab/newline/CR.
 # A body with many of them is a binary blob that slipped through (an image, a gzip stream).
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 BINARY_CONTROL_RATIO = 0.01
+BINARY_CONTROL_MIN = 8  # a stray control character in a headline is noise to clean, not binary
 
 KNOWN_FIELDS = ("id", "url", "title", "content", "source", "publish_time")
 
@@ -90,7 +91,7 @@ def _looks_binary(text: str) -> bool:
         return False
     sample = text[:65536]
     bad = len(_CONTROL_CHARS.findall(sample))
-    return "\x00" in sample or bad > BINARY_CONTROL_RATIO * len(sample)
+    return "\x00" in sample or (bad >= BINARY_CONTROL_MIN and bad > BINARY_CONTROL_RATIO * len(sample))
 
 
 def article_id_for(url: str, title: str, content: str) -> str:

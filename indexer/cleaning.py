@@ -29,7 +29,7 @@ _HEADLINE_PREFIX = re.compile(
     re.I,
 )
 # Site names appended to titles: "…_新浪新闻", "… - 网易新闻", "…|凤凰网".
-_TITLE_SITE_SUFFIX = re.compile(r"\s*(?:[_|｜丨]|\s-\s)\s*[^_|｜丨]{1,16}(?:网|新闻|报|频道|在线|日报|晚报|客户端|头条|News|news)\s*$")
+_TITLE_SITE_SUFFIX = re.compile(r"\s*(?:[_|｜丨]|\s-\s)\s*[^_|｜丨]{1,16}(?:网|新闻|报|频道|在线|日报|晚报|客户端|头条|贴吧|论坛|博客|News|news)\s*$")
 
 # Whole lines that are repost boilerplate, not content.
 _BOILERPLATE_LINE = re.compile(
@@ -54,6 +54,7 @@ _BOILERPLATE_LINE = re.compile(
 _INLINE_CREDIT = re.compile(r"[(（]\s*(?:记者|编辑|责任编辑|通讯员|实习生|来源|原标题)[:：\s][^()（）]{0,40}[)）]")
 _LEADING_DATELINE_SOURCE = re.compile(r"^\s*(?:本报讯|本网讯|据[^，,。]{1,12}(?:报道|消息)[，,])\s*")
 _SPACES = re.compile(r"[ \t\u3000\xa0]+")
+_INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2060\ufeff]")
 _NEWLINES = re.compile(r"\n\s*\n+")
 
 
@@ -76,7 +77,7 @@ def html_to_text(html: str) -> str:
 
 def normalize(text: str) -> str:
     """NFKC (full width to half width, compatibility forms), lower case, unified spaces."""
-    text = unicodedata.normalize("NFKC", text)
+    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _SPACES.sub(" ", text).lower()
 

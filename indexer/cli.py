@@ -202,7 +202,9 @@ def compare(pairs: str, store: str | None, config: str | None, sets: tuple[str, 
             "score": verdict.score if verdict else None,
             "scores": {"hamming": evidence.hamming, "containment": round(evidence.containment, 4),
                        "cosine": None if evidence.cosine is None else round(evidence.cosine, 4),
-                       "lexical": round(evidence.lexical, 4), "template": evidence.template},
+                       "title_sim": round(evidence.title_sim, 4),
+                       "event_score": None if evidence.event_score is None else round(evidence.event_score, 4),
+                       "title_numbers_conflict": evidence.title_numbers_conflict, "template": evidence.template},
         }, ensure_ascii=False))
     if failed:
         sys.exit(EXIT_REJECTS)

@@ -6,7 +6,9 @@ The pipeline gathers candidates from the three store questions, computes ``PairE
 * **exact**     the content keys (MD5 of the cleaned body, or title+body for very short bodies) are equal;
 * **near**      SimHash Hamming distance within the length-dependent limit, or the shorter text's
                 shingles are contained in the longer one (a trimmed repost);
-* **semantic**  embedding cosine above the threshold, with enough shared informative words.
+* **semantic**  the same news event: an event score (weighted embedding cosine plus headline
+                character-gram similarity) above the threshold, and no conflicting figures in
+                the two headlines.
 
 Near and semantic matches are refused when the two texts differ in a way that makes them different
 news although they read alike: a *templated report* (stock moves, weather warnings, prices, lottery
@@ -64,7 +66,9 @@ class PairEvidence:
     short: bool
     containment: float
     cosine: float | None
-    lexical: float
+    title_sim: float
+    event_score: float | None  # cosine_weight x cosine + title_sim
+    title_numbers_conflict: bool
     template: str | None  # why the pair looks like a templated report, or None
 
 
@@ -89,14 +93,14 @@ def containment(a: frozenset[str], b: frozenset[str]) -> float:
     return len(small & large) / len(small)
 
 
-def weighted_overlap(a: dict[str, float], b: dict[str, float]) -> float:
-    """Weighted Jaccard of token weights (min over max): shared informative words."""
-    if not a or not b:
-        return 0.0
-    keys = a.keys() | b.keys()
-    num = sum(min(a.get(k, 0.0), b.get(k, 0.0)) for k in keys)
-    den = sum(max(a.get(k, 0.0), b.get(k, 0.0)) for k in keys)
-    return num / den if den else 0.0
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def title_number_conflict(title_a: str, title_b: str) -> bool:
+    """Both headlines carry numbers and neither set contains the other: different figures,
+    so different reports (a repost keeps its numbers, a follow-up may add some)."""
+    a, b = set(_DIGITS.findall(title_a)), set(_DIGITS.findall(title_b))
+    return bool(a) and bool(b) and not (a <= b or b <= a)
 
 
 @lru_cache(maxsize=4096)
@@ -159,6 +163,11 @@ def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings
         return Verdict(Reason.NEAR, round(1.0 - ev.hamming / 64.0, 4))
     if ev.containment >= decision.near_containment:
         return Verdict(Reason.NEAR, round(ev.containment, 4))
-    if ev.cosine is not None and ev.cosine >= decision.semantic_threshold and ev.lexical >= decision.semantic_lexical_min:
-        return Verdict(Reason.SEMANTIC, round(ev.cosine, 4))
+    if (
+        ev.event_score is not None
+        and ev.event_score >= decision.event_threshold
+        and ev.cosine >= decision.semantic_min_cosine
+        and not ev.title_numbers_conflict
+    ):
+        return Verdict(Reason.SEMANTIC, round(ev.event_score, 4))
     return None

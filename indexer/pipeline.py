@@ -28,20 +28,21 @@ import numpy as np
 
 from .article import Article, article_from_record
 from .cleaning import exact_form
-from .decision import PairEvidence, Reason, Verdict, containment, judge, shingles, template_difference, weighted_overlap
+from .decision import PairEvidence, Reason, Verdict, containment, judge, shingles, template_difference, title_number_conflict
 from .errors import InvalidArticle
 from .features import Featurizer, TextFeatures, text_features
 from .features.embedding import create_embedder
 from .features.exact import MIN_BODY_CHARS_FOR_KEY
 from .features.simhash import hamming
+from .features.title_grams import cosine as title_cosine
 from .settings import Settings
 from .store import BandQuery, KnnQuery, Store, StoredArticle, TimeWindow, open_store
 
 log = logging.getLogger(__name__)
 
 _REASON_RANK = {Reason.EXACT: 3, Reason.NEAR: 2, Reason.SEMANTIC: 1}
-# Lexical overlap above which two texts share a frame closely enough for the template check.
-TEMPLATE_CHECK_OVERLAP = 0.45
+# Shingle containment from which two texts count as one frame for the template check.
+TEMPLATE_FRAME_CONTAINMENT = 0.8
 
 
 class Decision(str, Enum):
@@ -98,24 +99,30 @@ def _shingle_text(tf: TextFeatures) -> str:
 
 
 def compare_sides(a: _Side, b: _Side, settings: Settings) -> PairEvidence:
-    """Evidence for one pair. The costlier parts run only where they can change the verdict:
-    the weighted token overlap only next to a high cosine, the template check only where the
-    texts share a frame."""
+    """Evidence for one pair. The template check, the costliest part, runs only where the texts
+    share a frame closely enough for a near or semantic verdict to be possible."""
     d = settings.decision
     exact = a.text.content_key == b.text.content_key
     short = min(a.text.token_count, b.text.token_count) < settings.simhash.short_tokens
     dist = hamming(a.text.simhash, b.text.simhash)
     cont = containment(a.shingles, b.shingles)
     cosine = float(np.dot(a.vector, b.vector)) if a.vector is not None and b.vector is not None else None
-    lexical = 0.0
-    if cosine is not None and cosine >= min(d.semantic_threshold, d.cluster_threshold):
-        lexical = weighted_overlap(a.text.weights, b.text.weights)
+    title_sim = title_cosine(a.text.title_vec, b.text.title_vec)
+    event = d.cosine_weight * cosine + title_sim if cosine is not None else None
     template = None
-    if not exact and d.template_guard and (
-        dist <= settings.simhash.max_distance or cont >= 0.5 or lexical >= TEMPLATE_CHECK_OVERLAP
-    ):
-        template = template_difference(_frame_text(a.text), _frame_text(b.text))
-    return PairEvidence(exact=exact, hamming=dist, short=short, containment=cont, cosine=cosine, lexical=lexical, template=template)
+    if not exact and d.template_guard:
+        if dist <= settings.simhash.max_distance or cont >= TEMPLATE_FRAME_CONTAINMENT:
+            # Texts this close are one frame: any substituted figure or name makes them different news.
+            template = template_difference(_frame_text(a.text), _frame_text(b.text))
+        elif event is not None and event >= d.cluster_threshold:
+            # Independent reports of one event word their bodies differently (figures and names
+            # come and go), so only their headlines are held to the frame check.
+            template = template_difference(a.text.clean_title, b.text.clean_title)
+    return PairEvidence(
+        exact=exact, hamming=dist, short=short, containment=cont, cosine=cosine, title_sim=title_sim,
+        event_score=event, title_numbers_conflict=title_number_conflict(a.text.clean_title, b.text.clean_title),
+        template=template,
+    )
 
 
 def _frame_text(tf: TextFeatures) -> str:
@@ -235,7 +242,7 @@ class Indexer:
                 "verdict": verdict.reason.value if verdict else None, "score": verdict.score if verdict else None,
                 "evidence": ev.__dict__,
             })
-        rows.sort(key=lambda r: (r["role"] == "candidate", -(r["score"] or 0), -(r["evidence"]["cosine"] or 0)))
+        rows.sort(key=lambda r: (r["role"] == "candidate", -(r["score"] or 0), -(r["evidence"]["event_score"] or 0)))
         return {"article": stored.export_record(), "comparisons": rows[: max(limit, len(wanted))]}
 
     # ---- batch decision ------------------------------------------------------------------------------
@@ -263,7 +270,7 @@ class Indexer:
         bands = self.store.find_band_candidates(
             [BandQuery(s.text.bands, w, x) for s, w, x in zip(sides, windows, exclude)]
         )
-        knn_floor = min(d.semantic_threshold, d.cluster_threshold)
+        knn_floor = d.knn_min_cosine
         knn_sides = [i for i, s in enumerate(sides) if s.vector is not None]
         knn_results = self.store.knn(
             [KnnQuery(sides[i].vector, d.knn_k, knn_floor, windows[i], exclude[i]) for i in knn_sides]
@@ -326,7 +333,7 @@ class Indexer:
         for pos, (i, side, window) in enumerate(zip(fresh, sides, windows)):
             article = articles[i]
             pool = {c.id: c for c in store_candidates[pos]}
-            for pid in in_batch.candidates(side, d.knn_k, min(d.semantic_threshold, d.cluster_threshold)):
+            for pid in in_batch.candidates(side, d.knn_k, d.knn_min_cosine):
                 pstored = pending[pid]
                 if pending_sides[pid].text.content_key == side.text.content_key or window.contains(pstored.publish_time):
                     pool.setdefault(pid, pstored)
@@ -387,6 +394,6 @@ class Indexer:
             ev = compare_sides(side, canon_side, self.settings)
             if judge(ev, self.settings.decision, self.settings.simhash) is not None:
                 return cand
-            if ev.template is None and ev.cosine is not None and ev.cosine >= self.settings.decision.cluster_threshold:
+            if ev.template is None and ev.event_score is not None and ev.event_score >= self.settings.decision.cluster_threshold:
                 return cand
         return None

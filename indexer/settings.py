@@ -53,19 +53,21 @@ class SimhashSettings:
 class EmbeddingSettings:
     model: str = _opt("use-m3", doc="use-m3 (offline default), none, or a sentence-transformers name/path")
     device: str = _opt("cpu", doc="torch device for sentence-transformers models")
-    max_chars: int = _opt(400, lo=16, hi=100_000, doc="characters of title+body embedded")
+    max_chars: int = _opt(256, lo=16, hi=100_000, doc="characters of title+body embedded (cost grows with length)")
     batch_size: int = _opt(32, lo=1, hi=4096)
 
 
 @dataclass(frozen=True)
 class DecisionSettings:
     time_window_days: float = _opt(7.0, lo=0.0, doc="near/semantic matches only within this many days (0: no limit)")
-    knn_k: int = _opt(10, lo=1, hi=1000, doc="neighbours asked of the kNN layer")
+    knn_k: int = _opt(20, lo=1, hi=1000, doc="neighbours asked of the kNN layer")
     knn_num_candidates: int = _opt(100, lo=1, hi=10000, doc="candidates per shard considered by approximate kNN")
-    semantic_threshold: float = _opt(0.80, lo=-1.0, hi=1.0, doc="cosine needed for a semantic match")
-    semantic_lexical_min: float = _opt(0.20, lo=0.0, hi=1.0, doc="weighted token overlap needed beside the cosine")
+    knn_min_cosine: float = _opt(0.30, lo=-1.0, hi=1.0, doc="embedding cosine below which kNN neighbours are not candidates")
+    cosine_weight: float = _opt(0.5, lo=0.0, hi=2.0, doc="event score = cosine_weight x embedding cosine + headline similarity")
+    event_threshold: float = _opt(0.49, lo=-2.0, hi=3.0, doc="event score needed for a semantic match")
+    semantic_min_cosine: float = _opt(0.60, lo=-1.0, hi=1.0, doc="embedding cosine a semantic match needs whatever the headlines share")
     near_containment: float = _opt(0.80, lo=0.0, hi=1.0, doc="shingle containment that makes a trimmed repost a near match")
-    cluster_threshold: float = _opt(0.70, lo=-1.0, hi=1.0, doc="a semantic joiner must reach this cosine to the cluster's canonical article")
+    cluster_threshold: float = _opt(0.40, lo=-2.0, hi=3.0, doc="a near/semantic joiner must reach this event score to the cluster's canonical article")
     template_guard: bool = _opt(True, doc="refuse matches whose differences are numbers or names (templated reports)")
 
 

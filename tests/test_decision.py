@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.decision import containment, shingles, template_difference, weighted_overlap
+from indexer.decision import containment, shingles, template_difference, title_number_conflict
 from indexer.pipeline import Decision
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -41,7 +41,9 @@ def test_containment_and_overlap():
     a = shingles("今天北京下了一场大雨，气温明显下降。")
     b = shingles("今天北京下了一场大雨")
     assert containment(a, b) == 1.0 and containment(a, frozenset()) == 0.0
-    assert weighted_overlap({"a": 1.0, "b": 1.0}, {"a": 1.0}) == 0.5
+    assert title_number_conflict("10月CPI上涨2.1%", "9月CPI上涨2.8%")
+    assert not title_number_conflict("10月CPI上涨2.1%", "统计局：10月CPI涨2.1%，食品涨7%")
+    assert not title_number_conflict("CPI公布", "10月CPI上涨2.1%")
 
 
 def test_no_templated_report_is_merged(make_indexer):

@@ -117,7 +117,8 @@ def test_semantic_match_needs_the_cluster_canonical_too(make_indexer):
     through B; with the guard switched off (cluster_threshold -1) it would."""
     from tests.conftest import TableEmbedder
 
-    # cos(A,B) = 0.90, cos(B,C) = 0.89, cos(A,C) = 0.60
+    # cos(A,B) = 0.90, cos(B,C) = 0.89, cos(A,C) = 0.60; one-character titles share no grams,
+    # so the event score is 0.5 x cosine: 0.45, 0.445, 0.30.
     emb = TableEmbedder({"甲": [1, 0, 0, 0], "乙": [0.9, 0.436, 0, 0], "丙": [0.6, 0.8, 0, 0]})
     words = "城市 交通 地铁 线路 开通 运营 乘客 站点 换乘 早高峰 公交 接驳 规划 建设 里程".split()
     batch = [
@@ -125,11 +126,11 @@ def test_semantic_match_needs_the_cluster_canonical_too(make_indexer):
         rec("B", "乙", " ".join(words[4:12]) + "。"),
         rec("C", "丙", " ".join(words[7:15]) + "。"),
     ]
-    common = {"decision.semantic_threshold": 0.85, "decision.semantic_lexical_min": 0.0}
-    guarded = make_indexer(embedder=emb, **common, **{"decision.cluster_threshold": 0.8}).index_many(batch)
+    common = {"decision.event_threshold": 0.44, "decision.template_guard": False}
+    guarded = make_indexer(embedder=emb, **common, **{"decision.cluster_threshold": 0.35}).index_many(batch)
     assert (guarded[1].decision, guarded[1].reason, guarded[1].cluster_id) == (Decision.DUPLICATE, "semantic", "A")
     assert (guarded[2].decision, guarded[2].cluster_id) == (Decision.NEW, "C")
-    unguarded = make_indexer(embedder=emb, **common, **{"decision.cluster_threshold": -1.0}).index_many(batch)
+    unguarded = make_indexer(embedder=emb, **common, **{"decision.cluster_threshold": -2.0}).index_many(batch)
     assert (unguarded[2].decision, unguarded[2].dup_of, unguarded[2].cluster_id) == (Decision.DUPLICATE, "B", "A")
 
 

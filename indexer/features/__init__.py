@@ -13,6 +13,7 @@ from ..settings import Settings
 from .embedding import Embedder
 from .exact import content_key, md5_hex
 from .simhash import band_keys, simhash
+from .title_grams import headline, title_vector
 from .tokenize import weighted_tokens
 
 # Cleaning reads at most this many raw characters per feature character wanted: HTML markup
@@ -33,6 +34,7 @@ class TextFeatures:
     simhash: int
     bands: tuple[int, ...]
     token_count: int
+    title_vec: dict[str, float]
 
 
 def text_features(title: str, body: str, settings: Settings, *, cleaned: bool = False) -> TextFeatures:
@@ -55,11 +57,12 @@ def text_features(title: str, body: str, settings: Settings, *, cleaned: bool = 
         simhash=fingerprint,
         bands=band_keys(fingerprint, settings.simhash.bands),
         token_count=len(weights),
+        title_vec=title_vector(headline(ctitle, cbody)),
     )
 
 
 def embedding_text(clean_title_: str, clean_body_: str, max_chars: int) -> str:
-    return (clean_title_ + "\n" + clean_body_)[:max_chars]
+    return (clean_title_ + "。" + clean_body_ if clean_title_ else clean_body_)[:max_chars]
 
 
 class Featurizer:
