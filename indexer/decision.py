@@ -85,11 +85,17 @@ def shingles(text: str, size: int = SHINGLE) -> frozenset[str]:
     return frozenset(compact[i : i + size] for i in range(len(compact) - size + 1))
 
 
+# A text needs this many shingles (about as many characters) before its containment in another
+# text means anything: a two-line stub is "contained" in half the articles that mention its words.
+MIN_CONTAINMENT_SHINGLES = 40
+
+
 def containment(a: frozenset[str], b: frozenset[str]) -> float:
-    """Share of the smaller set found in the larger: 1.0 when one text is a trimmed copy of the other."""
-    if not a or not b:
-        return 0.0
+    """Share of the smaller set found in the larger: 1.0 when one text is a trimmed copy of the
+    other; 0.0 when the smaller text is too short to tell."""
     small, large = (a, b) if len(a) <= len(b) else (b, a)
+    if len(small) < MIN_CONTAINMENT_SHINGLES:
+        return 0.0
     return len(small & large) / len(small)
 
 

@@ -30,7 +30,7 @@ class StoreSettings:
     path: str = _opt("./newsdedup-data", doc="directory of the embedded store, or http(s):// URL of Elasticsearch")
     ann_ef_search: int = _opt(256, lo=16, hi=4096, doc="HNSW search breadth; dedup needs high recall")
     ann_m: int = _opt(16, lo=4, hi=96, doc="HNSW graph degree")
-    ann_ef_construction: int = _opt(200, lo=16, hi=2048, doc="HNSW build breadth")
+    ann_ef_construction: int = _opt(100, lo=16, hi=2048, doc="HNSW build breadth")
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class DecisionSettings:
     knn_num_candidates: int = _opt(100, lo=1, hi=10000, doc="candidates per shard considered by approximate kNN")
     knn_min_cosine: float = _opt(0.30, lo=-1.0, hi=1.0, doc="embedding cosine below which kNN neighbours are not candidates")
     cosine_weight: float = _opt(0.5, lo=0.0, hi=2.0, doc="event score = cosine_weight x embedding cosine + headline similarity")
-    event_threshold: float = _opt(0.49, lo=-2.0, hi=3.0, doc="event score needed for a semantic match")
+    event_threshold: float = _opt(0.55, lo=-2.0, hi=3.0, doc="event score needed for a semantic match")
     semantic_min_cosine: float = _opt(0.60, lo=-1.0, hi=1.0, doc="embedding cosine a semantic match needs whatever the headlines share")
     near_containment: float = _opt(0.80, lo=0.0, hi=1.0, doc="shingle containment that makes a trimmed repost a near match")
     cluster_threshold: float = _opt(0.40, lo=-2.0, hi=3.0, doc="a near/semantic joiner must reach this event score to the cluster's canonical article")

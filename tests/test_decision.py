@@ -40,7 +40,9 @@ def test_rewordings_and_deletions_are_not_templates(a, b):
 def test_containment_and_overlap():
     a = shingles("今天北京下了一场大雨，气温明显下降。")
     b = shingles("今天北京下了一场大雨")
-    assert containment(a, b) == 1.0 and containment(a, frozenset()) == 0.0
+    long = "今天北京下了一场大雨，气温明显下降，市民出行请注意安全，交通部门提醒司机减速慢行，保持车距。气象台预计降雨将持续到周末。"
+    assert containment(shingles(long + "另据报道，明天将转晴。"), shingles(long)) == 1.0
+    assert containment(a, b) == 0.0 and containment(a, frozenset()) == 0.0  # too short to tell
     assert title_number_conflict("10月CPI上涨2.1%", "9月CPI上涨2.8%")
     assert not title_number_conflict("10月CPI上涨2.1%", "统计局：10月CPI涨2.1%，食品涨7%")
     assert not title_number_conflict("CPI公布", "10月CPI上涨2.1%")

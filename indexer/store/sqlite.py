@@ -90,7 +90,7 @@ class SqliteStore:
         bands: int,
         ef_search: int = 256,
         m: int = 16,
-        ef_construction: int = 200,
+        ef_construction: int = 100,
     ):
         self.directory = Path(directory)
         try:
