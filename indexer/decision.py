@@ -129,23 +129,54 @@ def _slot(words: list[tuple[str, str]]) -> tuple[str, frozenset[str]] | None:
     return None
 
 
-def template_difference(a: str, b: str, max_segment: int = 4, diff_chars: int = 800) -> str | None:
+def _mostly_numbers(words) -> bool:
+    return sum(1 for w, _ in words if _NUMBER.fullmatch(w)) * 2 >= len(words)
+
+
+_PLACE_TAGS = {"ns"}
+
+
+def place_conflict(lead_a: str, lead_b: str, text_a: str, text_b: str) -> str | None:
+    """Both leads (headline and first sentence) name places and neither article mentions any of
+    the other's: the same kind of news (a fire, a food poisoning, a police campaign) in two places
+    is two events."""
+    places_a = {w for w, f in _tagged(lead_a) if f in _PLACE_TAGS and len(w) >= 2}
+    places_b = {w for w, f in _tagged(lead_b) if f in _PLACE_TAGS and len(w) >= 2}
+    if places_a and places_b and not any(p in text_b for p in places_a) and not any(p in text_a for p in places_b):
+        return f"places differ: {sorted(places_a)} vs {sorted(places_b)}"
+    return None
+
+
+ALL_SLOTS = frozenset({"number", "polarity", "name"})
+
+
+def template_difference(
+    a: str, b: str, max_segment: int = 4, diff_chars: int = 800, slots: frozenset[str] = ALL_SLOTS
+) -> str | None:
     """If ``a`` and ``b`` are the same sentence frame with slots filled differently (a number for a
     number, a name for a name, 涨 for 跌), describe the first such substitution; else None.
 
     Only true substitutions count: each side's slot words must be absent from the whole other
     text. Trimming, added boilerplate and dropped sentences leave one text's words inside the
     other's (as substrings), and a number replaced by a non-number (``12日`` -> ``明日``) is a rewording.
-    The alignment reads the first ``diff_chars`` of each text, where templated reports put their slots."""
+    The alignment reads the first ``diff_chars`` of each text, where templated reports put their slots;
+    ``slots`` limits which kinds of substitution count."""
     ta, tb = _tagged(a[:diff_chars]), _tagged(b[:diff_chars])
     matcher = SequenceMatcher(None, [w for w, _ in ta], [w for w, _ in tb], autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op != "replace" or (i2 - i1) > max_segment or (j2 - j1) > max_segment:
+        if op != "replace":
             continue
         left, right = _slot(list(ta[i1:i2])), _slot(list(tb[j1:j2]))
         if left is None or right is None:
             continue
+        # A run of figures replaced by figures (a lottery draw, a price table) is a substitution at
+        # any length; names and words only in short runs, longer ones are rewording.
+        long_run = (i2 - i1) > max_segment or (j2 - j1) > max_segment
+        if long_run and not (left[0] == right[0] == "number" and _mostly_numbers(ta[i1:i2]) and _mostly_numbers(tb[j1:j2])):
+            continue
         (kind_l, slot_l), (kind_r, slot_r) = left, right
+        if kind_l.split(":")[0] not in slots:
+            continue
         if kind_l.split(":")[0] != kind_r.split(":")[0] or (kind_l.startswith("polarity") and kind_l == kind_r):
             continue
         # Substring, not token, membership: segmentation of the same word varies with its context.

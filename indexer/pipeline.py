@@ -28,7 +28,17 @@ import numpy as np
 
 from .article import Article, article_from_record
 from .cleaning import exact_form
-from .decision import PairEvidence, Reason, Verdict, containment, judge, shingles, template_difference, title_number_conflict
+from .decision import (
+    PairEvidence,
+    Reason,
+    Verdict,
+    containment,
+    judge,
+    place_conflict,
+    shingles,
+    template_difference,
+    title_number_conflict,
+)
 from .errors import InvalidArticle
 from .features import Featurizer, TextFeatures, text_features
 from .features.embedding import create_embedder
@@ -41,8 +51,12 @@ from .store import BandQuery, KnnQuery, Store, StoredArticle, TimeWindow, open_s
 log = logging.getLogger(__name__)
 
 _REASON_RANK = {Reason.EXACT: 3, Reason.NEAR: 2, Reason.SEMANTIC: 1}
-# Shingle containment from which two texts count as one frame for the template check.
+# Shingle containment from which two texts count as one frame for the template check, and from
+# which semantic candidates' bodies are checked for substituted figures.
 TEMPLATE_FRAME_CONTAINMENT = 0.8
+SHARED_BODY_CONTAINMENT = 0.4
+FIGURE_SLOTS = frozenset({"number", "polarity"})
+LEAD_CHARS = 120
 
 
 class Decision(str, Enum):
@@ -115,9 +129,18 @@ def compare_sides(a: _Side, b: _Side, settings: Settings) -> PairEvidence:
             # Texts this close are one frame: any substituted figure or name makes them different news.
             template = template_difference(_frame_text(a.text), _frame_text(b.text))
         elif event is not None and event >= d.cluster_threshold:
-            # Independent reports of one event word their bodies differently (figures and names
-            # come and go), so only their headlines are held to the frame check.
-            template = template_difference(a.text.clean_title, b.text.clean_title)
+            # Independent reports of one event word their bodies differently (names come and go),
+            # so headlines are held to the frame check; bodies that still share much of their
+            # text only to their figures (a lottery draw, a price list under one headline).
+            template = (
+                template_difference(a.text.clean_title, b.text.clean_title)
+                or place_conflict(_lead(a.text), _lead(b.text), _frame_text(a.text), _frame_text(b.text))
+                or (
+                    template_difference(_frame_text(a.text), _frame_text(b.text), slots=FIGURE_SLOTS)
+                    if cont >= SHARED_BODY_CONTAINMENT
+                    else None
+                )
+            )
     return PairEvidence(
         exact=exact, hamming=dist, short=short, containment=cont, cosine=cosine, title_sim=title_sim,
         event_score=event, title_numbers_conflict=title_number_conflict(a.text.clean_title, b.text.clean_title),
@@ -128,6 +151,11 @@ def compare_sides(a: _Side, b: _Side, settings: Settings) -> PairEvidence:
 def _frame_text(tf: TextFeatures) -> str:
     """What the template check compares: the title, then the body."""
     return tf.clean_title + "。" + _shingle_text(tf)
+
+
+def _lead(tf: TextFeatures) -> str:
+    """Headline and the first sentence or so of the body, where a report says where it happened."""
+    return tf.clean_title + "。" + tf.clean_body[:LEAD_CHARS]
 
 
 class _BatchIndex:

@@ -68,3 +68,29 @@ def test_distinct_originals_stay_apart_and_their_reposts_join(make_indexer):
     out = ix.index_many(reposts)
     wrong = [(r["id"], o.decision.value, o.cluster_id) for r, o in zip(reposts, out) if o.cluster_id != r["id"].split("-")[0]]
     assert wrong == []
+
+
+def test_same_kind_of_news_in_two_places_is_two_events():
+    from indexer.decision import place_conflict
+
+    a, b = "哈尔滨学院部分学生食物中毒。", "北京行知实验学校11名学生食物中毒。"
+    assert place_conflict(a, b, a, b).startswith("places differ")
+    # A follow-up that mentions the first report's place is not a conflict.
+    c = "北京：学生食物中毒事件调查结果公布。此前哈尔滨学院也发生类似事件。"
+    assert place_conflict(a, "北京：学生食物中毒事件调查结果公布。", a, c) is None
+
+
+def test_a_run_of_figures_replaced_by_figures_is_a_template():
+    a = "双色球第2024115期开奖结果公布。红球号码为01 05 12 18 22 30，蓝球号码为07。"
+    b = "双色球第2024115期开奖结果公布。红球号码为03 09 13 19 25 31，蓝球号码为11。"
+    assert template_difference(a, b).startswith("number")
+
+
+def test_lottery_draws_under_one_headline_stay_apart(make_indexer):
+    ix = make_indexer()
+    body = "中国福利彩票双色球第2024115期开奖结果出炉，红球号码为{r}，蓝球号码为{b}。本期一等奖中出{n}注，单注奖金{p}万元。"
+    out = ix.index_many([
+        {"id": "l1", "title": "双色球第2024115期开奖结果公布", "content": body.format(r="02 12 18 25 29 32", b="11", n=13, p=593)},
+        {"id": "l2", "title": "双色球第2024115期开奖结果公布", "content": body.format(r="07 08 11 21 28 31", b="01", n=8, p=559)},
+    ])
+    assert [o.decision for o in out] == [Decision.NEW, Decision.NEW]
