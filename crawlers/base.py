@@ -149,6 +149,14 @@ class BaseNewsCrawler:
     def _budget_left(self) -> bool:
         return self._parsed < self.source.max_articles
 
+    def _fetch_listing(self, url: str):
+        """A list page, feed or sitemap, or None when it failed (counted by the fetcher) or is
+        unchanged since the last crawl (304)."""
+        try:
+            return self.fetch_page(url, conditional=True)
+        except FetchError:
+            return None
+
     def _crawl_lists(self) -> Iterator[CrawlItem]:
         queue = self.list_page_urls()
         pages = 0
@@ -158,10 +166,7 @@ class BaseNewsCrawler:
                 continue
             self._visited.add(url)
             pages += 1
-            try:
-                page = self.fetch_page(url, conditional=True)
-            except FetchError:
-                continue
+            page = self._fetch_listing(url)
             if page is None:
                 continue
             self.inc("lists/pages")
@@ -174,10 +179,7 @@ class BaseNewsCrawler:
 
     def _crawl_feeds(self) -> Iterator[CrawlItem]:
         for url in self.source.start_urls:
-            try:
-                page = self.fetch_page(url, conditional=True)
-            except FetchError:
-                continue
+            page = self._fetch_listing(url)
             if page is None:
                 continue
             entries = parse_feed(page.result.body, page.final_url)
@@ -196,10 +198,7 @@ class BaseNewsCrawler:
         while queue and documents < self.source.max_pages and self._budget_left():
             url = queue.pop(0)
             documents += 1
-            try:
-                page = self.fetch_page(url, conditional=True)
-            except FetchError:
-                continue
+            page = self._fetch_listing(url)
             if page is None:
                 continue
             sitemap = parse_sitemap(page.result.body, page.final_url)
