@@ -42,7 +42,10 @@ def simhash(weights: Mapping[str, float]) -> int:
     """Weighted SimHash of token weights, as an unsigned 64-bit int (0 for no tokens)."""
     if not weights:
         return 0
-    hashes = np.fromiter(map(token_hash, weights), dtype=np.uint64, count=len(weights))
+    cached = _HASH_CACHE.get
+    hashes = np.fromiter(
+        (h if (h := cached(t)) is not None else token_hash(t) for t in weights), dtype=np.uint64, count=len(weights)
+    )
     w = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
     # Little-endian bytes unpacked LSB-first give bit i of each hash in column i.
     bits = np.unpackbits(hashes.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")

@@ -90,8 +90,11 @@ def weighted_tokens(title: str, body: str) -> dict[str, float]:
     for tok in rjieba.cut(title):
         counts[tok] += TITLE_WEIGHT
     weights = {}
+    cached = _IDF_CACHE.get  # hot loop: one dict probe per token, a call only on a miss
     for tok, tf in counts.items():
-        idf = token_idf(tok)
+        idf = cached(tok)
+        if idf is None:
+            idf = token_idf(tok)
         if idf:
             weights[tok] = tf * idf
     return weights
