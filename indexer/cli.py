@@ -245,6 +245,46 @@ def clusters(store: str | None, config: str | None, sets: tuple[str, ...], top: 
                         click.echo(f"        - {a.id} [{a.dup_reason} {a.score}] {a.title}")
 
 
+@main.command("eval")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+@click.option("--truth", "truth_key", required=True, help="Record field holding the true cluster label (e.g. event_id).")
+@click.option("--config", type=click.Path(dir_okay=False), envvar="NEWSDEDUP_CONFIG", help="TOML settings file.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting.")
+@click.option("--show", default=5, show_default=True, help="How many false merges and misses to list.")
+def evaluate(path: str, truth_key: str, config: str | None, sets: tuple[str, ...], show: int) -> None:
+    """Ingest PATH into a temporary embedded store and score its clusters against the label in
+    --truth: pairwise and B-cubed precision/recall/F1, each layer's link precision, and the worst
+    false merges and misses."""
+    import tempfile
+
+    from .evaluation import bcubed_prf, by_layer, pairwise_prf, worst_errors
+    from .readers import Record, read_records
+
+    records = [item.data for item in read_records(path) if isinstance(item, Record) and isinstance(item.data, dict)]
+    labelled = [r for r in records if r.get(truth_key) is not None]
+    if not labelled:
+        raise CliError(f"no record of {path} has the field {truth_key!r}")
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = _settings(config, tmp, sets)
+        with _open_indexer(settings) as indexer:
+            outcomes = indexer.index_many(labelled)
+    ok = [o for o in outcomes if o.article_id and o.cluster_id]
+    truth = {o.article_id: r[truth_key] for o, r in zip(outcomes, labelled) if o.article_id}
+    predicted = {o.article_id: o.cluster_id for o in ok}
+    titles = {o.article_id: str(r.get("title", ""))[:60] for o, r in zip(outcomes, labelled)}
+    click.echo(f"{len(predicted)} articles, {len(set(truth.values()))} true groups, {len(set(predicted.values()))} clusters")
+    click.echo(f"pairwise  {pairwise_prf(predicted, truth).row()}")
+    b = bcubed_prf(predicted, truth)
+    click.echo(f"B-cubed   P={b.precision:.4f} R={b.recall:.4f} F1={b.f1:.4f}")
+    for reason, m in by_layer(ok, truth).items():
+        click.echo(f"layer {reason:9s} links {m.tp + m.fp:6d}  precision {m.precision:.4f}")
+    merges, misses = worst_errors(predicted, truth, show)
+    for cid, ids in merges:
+        click.echo(f"false merge in cluster {cid}: " + " | ".join(f"{truth[i]}: {titles[i]}" for i in ids[:6]))
+    for label, ids in misses:
+        click.echo(f"missed: {label!r} split over {len({predicted[i] for i in ids})} clusters: " + " | ".join(titles[i] for i in ids[:6]))
+
+
 @main.command("config")
 @common_options
 def show_config(store: str | None, config: str | None, sets: tuple[str, ...]) -> None:

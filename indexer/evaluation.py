@@ -66,3 +66,36 @@ def binary_prf(predicted: Iterable[bool], actual: Iterable[bool]) -> PRF:
         fp += p and not a
         fn += a and not p
     return _prf(tp, fp, fn)
+
+
+def by_layer(outcomes, truth: Mapping[str, Hashable]) -> dict[str, PRF]:
+    """Precision of each layer's links: a duplicate outcome is a link (article -> dup_of),
+    correct when both carry one truth label."""
+    counts: dict[str, list[int]] = {}
+    for o in outcomes:
+        if o.reason and o.dup_of and o.article_id in truth and o.dup_of in truth:
+            right = truth[o.article_id] == truth[o.dup_of]
+            c = counts.setdefault(o.reason, [0, 0])
+            c[0 if right else 1] += 1
+    return {reason: _prf(tp, fp, 0) for reason, (tp, fp) in sorted(counts.items())}
+
+
+def worst_errors(predicted: Mapping[str, Hashable], truth: Mapping[str, Hashable], limit: int = 10):
+    """The largest false merges (predicted clusters holding several truth labels) and the most
+    split truth groups (one label over several predicted clusters), for reading."""
+    from collections import defaultdict
+
+    clusters: dict = defaultdict(list)
+    groups: dict = defaultdict(list)
+    for i in predicted.keys() & truth.keys():
+        clusters[predicted[i]].append(i)
+        groups[truth[i]].append(i)
+    merges = sorted(
+        ((cid, ids) for cid, ids in clusters.items() if len({truth[i] for i in ids}) > 1),
+        key=lambda item: -len(item[1]),
+    )[:limit]
+    misses = sorted(
+        ((label, ids) for label, ids in groups.items() if len({predicted[i] for i in ids}) > 1),
+        key=lambda item: -len({predicted[i] for i in item[1]}),
+    )[:limit]
+    return merges, misses

@@ -100,3 +100,19 @@ def test_bad_settings_are_named(tmp_path, news_file):
 def test_config_prints_effective_settings(tmp_path):
     r = run("config", "--set", "decision.time_window_days=3", "--store", tmp_path / "x")
     assert "time_window_days = 3.0" in r.output and f'path = "{tmp_path / "x"}"' in r.output
+
+
+def test_eval_scores_clusters_against_a_label(tmp_path):
+    rows = [
+        {"id": "a", "title": "10月CPI同比上涨2.1%", "content": CPI, "event": 1},
+        {"id": "b", "title": "【快讯】10月CPI同比上涨2.1%", "content": CPI, "event": 1},
+        {"id": "c", "title": "泸定5.1级地震", "content": QUAKE, "event": 2},
+        {"id": "d", "title": "泸定地震", "content": QUAKE, "event": 3},  # labelled apart: a false merge
+    ]
+    p = tmp_path / "labelled.jsonl"
+    p.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    r = run("eval", p, "--truth", "event")
+    assert "4 articles, 3 true groups, 2 clusters" in r.output
+    assert "pairwise  P=0.5000 R=1.0000" in r.output
+    assert "layer exact" in r.output and "false merge in cluster c" in r.output
+    assert CliRunner().invoke(main, ["eval", str(p), "--truth", "nope"]).exit_code == 1
