@@ -285,6 +285,57 @@ def evaluate(path: str, truth_key: str, config: str | None, sets: tuple[str, ...
         click.echo(f"missed: {label!r} split over {len({predicted[i] for i in ids})} clusters: " + " | ".join(titles[i] for i in ids[:6]))
 
 
+@main.command()
+@click.argument("pairs", type=click.Path(exists=True, dir_okay=False))
+@click.option("--label", "label_key", required=True, help="Field with the 0/1 duplicate label (e.g. labelB).")
+@click.option("--config", type=click.Path(dir_okay=False), envvar="NEWSDEDUP_CONFIG", help="TOML settings file.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting.")
+@click.option("--plot", "plot_path", default="tune-pr.png", show_default=True, help="Precision-recall plot (PNG).")
+@click.option("--min-precision", default=0.95, show_default=True, help="Recommend the best F1 at or above this precision.")
+@click.option("--limit", default=0, help="Use only the first N pairs (0: all).")
+def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], plot_path: str, min_precision: float, limit: int) -> None:
+    """Sweep each layer's threshold on labelled pairs ({"a","b",LABEL} or {"source","target",LABEL}):
+    P/R/F1 table, a precision-recall PNG and the recommended settings."""
+    from .features import Featurizer
+    from .features.embedding import create_embedder
+    from .pipeline import Indexer
+    from .readers import Record, read_records
+    from .tuning import pair_from_line, plot, settings_snippet, sweep
+
+    settings = _settings(config, None, sets)
+    data: list = []
+    for item in read_records(pairs, "jsonl"):
+        if not isinstance(item, Record):
+            continue
+        try:
+            data.append(pair_from_line(item.data, label_key))
+        except ValueError as exc:
+            raise CliError(f"{item.where}: {exc}") from None
+        if limit and len(data) >= limit:
+            break
+    if not data:
+        raise CliError(f"no labelled pairs in {pairs}")
+    indexer = Indexer(settings, store=None, featurizer=Featurizer(settings, create_embedder(settings.embedding.model)))  # type: ignore[arg-type]
+    from .tuning import evidence_for_pairs
+
+    evidence = evidence_for_pairs(indexer, data)
+    labels = [y for _, _, y in data]
+    sweeps = sweep(evidence, labels, min_precision)
+    click.echo(f"{len(data)} pairs, {sum(labels)} labelled duplicate")
+    for s in sweeps:
+        click.echo(f"\n{s.layer} / {s.score} ({s.setting})")
+        click.echo("  threshold  precision  recall      F1")
+        step = max(1, len(s.rows) // 12)
+        for row in s.rows[::step]:
+            click.echo(f"  {row.threshold:9.4f}  {row.precision:9.4f}  {row.recall:6.4f}  {row.f1:6.4f}")
+        if s.best:
+            click.echo(f"  best at precision >= {min_precision}: {s.best.threshold:.4f} (P {s.best.precision:.4f}, R {s.best.recall:.4f}, F1 {s.best.f1:.4f})")
+    plot(sweeps, plot_path, f"{Path(pairs).name}: {len(data)} pairs")
+    click.echo(f"\nprecision-recall plot: {plot_path}")
+    click.echo("recommended settings (each layer alone; check them together with `newsdedup eval`):")
+    click.echo(settings_snippet(sweeps, settings.simhash.bands) or "(no threshold reaches the precision floor)")
+
+
 @main.command("config")
 @common_options
 def show_config(store: str | None, config: str | None, sets: tuple[str, ...]) -> None:

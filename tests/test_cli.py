@@ -116,3 +116,24 @@ def test_eval_scores_clusters_against_a_label(tmp_path):
     assert "pairwise  P=0.5000 R=1.0000" in r.output
     assert "layer exact" in r.output and "false merge in cluster c" in r.output
     assert CliRunner().invoke(main, ["eval", str(p), "--truth", "nope"]).exit_code == 1
+
+
+def test_tune_sweeps_thresholds_plots_and_recommends(tmp_path):
+    trimmed = "\n".join(CPI.split("\n")[:3])
+    pairs = [
+        {"a": {"title": "10月CPI同比上涨2.1%", "content": CPI}, "b": {"title": "统计局：CPI涨2.1%", "content": trimmed}, "dup": 1},
+        {"a": {"title": "泸定5.1级地震", "content": QUAKE}, "b": {"title": "【快讯】泸定地震", "content": QUAKE + "\n来源：某网"}, "dup": "1"},
+        {"a": {"title": "CPI", "content": CPI}, "b": {"title": "地震", "content": QUAKE}, "dup": 0},
+        {"source": "北京今日迎来降雪", "target": "上海地铁新线开通", "dup": "0"},
+    ]
+    p = tmp_path / "pairs.jsonl"
+    p.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in pairs) + "\n", encoding="utf-8")
+    png = tmp_path / "pr.png"
+    r = run("tune", p, "--label", "dup", "--plot", png)
+    assert r.exit_code == 0, r.output
+    assert "4 pairs, 2 labelled duplicate" in r.output and "semantic / event_score" in r.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "[decision]" in r.output and "event_threshold = " in r.output
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"a": {"title": "x"}, "b": {"title": "y"}}\n')
+    assert CliRunner().invoke(main, ["tune", str(bad), "--label", "dup"]).exit_code == 1

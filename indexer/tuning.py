@@ -1,0 +1,136 @@
+"""Threshold tuning on labelled pairs: sweep each layer's score, report P/R/F1, plot the
+precision-recall curves, and recommend settings.
+
+Every pair is featurised once (embeddings in batches) with the same code ``compare`` and ingest
+use; a threshold then only decides which scores count as a match, so a sweep costs nothing more.
+The recommendation maximises F1 subject to a precision floor: duplicate detection that merges
+different news is worse than one that misses a repost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .article import article_from_record
+from .decision import PairEvidence
+
+# (layer, evidence score, setting it calibrates, higher-is-a-match?)
+SCORES = (
+    ("near", "containment", "decision.near_containment", True),
+    ("near", "hamming", "simhash.max_distance", False),
+    ("semantic", "event_score", "decision.event_threshold", True),
+    ("semantic", "cosine", "decision.semantic_min_cosine", True),
+)
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    threshold: float
+    precision: float
+    recall: float
+    f1: float
+
+
+@dataclass(frozen=True)
+class Sweep:
+    layer: str
+    score: str
+    setting: str
+    rows: list[SweepRow]
+    best: SweepRow | None
+
+
+def pair_from_line(data: Any, label_key: str) -> tuple[Mapping, Mapping, bool]:
+    """``{"a": article, "b": article, KEY: 0/1}``, or the sohu shape ``{"source", "target", KEY}``
+    whose sides are headlines. Labels may be bools, numbers or "0"/"1" strings."""
+    if not isinstance(data, Mapping):
+        raise ValueError("pair must be a JSON object")
+    if label_key not in data:
+        raise ValueError(f"no label field {label_key!r}")
+    a, b = (data.get("a"), data.get("b")) if "a" in data else (data.get("source"), data.get("target"))
+    side = lambda x: {"title": x.strip()} if isinstance(x, str) else x  # noqa: E731
+    label = data[label_key]
+    if isinstance(label, str):
+        label = label.strip().lower() in ("1", "true", "yes", "duplicate")
+    return side(a), side(b), bool(label)
+
+
+def evidence_for_pairs(indexer, pairs: Sequence[tuple[Mapping, Mapping, bool]]) -> list[PairEvidence]:
+    """Evidence of each pair, the embedding model run once over all texts."""
+    from .decision import shingles
+    from .pipeline import _shingle_text, _Side, compare_sides
+
+    tz = indexer.settings.default_tz
+    articles = [article_from_record(x, f"pair {i // 2 + 1}", tz) for i, x in enumerate(x for a, b, _ in pairs for x in (a, b))]
+    texts = [indexer.featurizer.text(a) for a in articles]
+    vectors = indexer.featurizer.embed(texts)
+    sides = [_Side(a.id, t, shingles(_shingle_text(t)), v, a.publish_time) for a, t, v in zip(articles, texts, vectors)]
+    return [compare_sides(sides[2 * i], sides[2 * i + 1], indexer.settings) for i in range(len(pairs))]
+
+
+def sweep(evidence: Sequence[PairEvidence], labels: Sequence[bool], min_precision: float = 0.95) -> list[Sweep]:
+    y = np.asarray(labels, dtype=bool)
+    out = []
+    for layer, score, setting, higher in SCORES:
+        values = np.asarray([getattr(e, score) if getattr(e, score) is not None else np.nan for e in evidence], dtype=float)
+        if np.all(np.isnan(values)):
+            continue
+        finite = values[~np.isnan(values)]
+        grid = np.arange(0, 65) if score == "hamming" else np.unique(np.round(np.quantile(finite, np.linspace(0, 1, 101)), 4))
+        rows = []
+        for t in grid:
+            pred = (values >= t) if higher else (values <= t)
+            pred &= ~np.isnan(values)
+            tp = int(np.sum(pred & y))
+            fp = int(np.sum(pred & ~y))
+            fn = int(np.sum(~pred & y))
+            p = tp / (tp + fp) if tp + fp else 1.0
+            r = tp / (tp + fn) if tp + fn else 0.0
+            rows.append(SweepRow(float(t), p, r, 2 * p * r / (p + r) if p + r else 0.0))
+        eligible = [r for r in rows if r.precision >= min_precision and r.recall > 0]
+        best = max(eligible, key=lambda r: (r.f1, r.precision)) if eligible else None
+        out.append(Sweep(layer, score, setting, rows, best))
+    return out
+
+
+def plot(sweeps: Iterable[Sweep], path: str, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 5), dpi=110)
+    for s in sweeps:
+        ax.plot([r.recall for r in s.rows], [r.precision for r in s.rows], marker=".", markersize=3, label=f"{s.layer}: {s.score}")
+        if s.best:
+            ax.scatter([s.best.recall], [s.best.precision], s=40, zorder=3)
+    ax.set_xlabel("recall")
+    ax.set_ylabel("precision")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower left")
+    ax.set_title(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+def settings_snippet(sweeps: Iterable[Sweep], bands: int) -> str:
+    chosen: dict[str, dict[str, Any]] = {}
+    for s in sweeps:
+        if s.best is None:
+            continue
+        section, key = s.setting.split(".")
+        value: Any = round(s.best.threshold, 4)
+        if key == "max_distance":
+            value = int(min(value, bands - 1))  # banding only finds distances below the band count
+        chosen.setdefault(section, {})[key] = value
+    lines = []
+    for section, values in chosen.items():
+        lines.append(f"[{section}]")
+        lines.extend(f"{k} = {v}" for k, v in values.items())
+    return "\n".join(lines)
