@@ -12,7 +12,6 @@ per article: exact key + band candidates (Hamming checked) + kNN (k=10) with a t
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import statistics
 import sys

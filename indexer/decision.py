@@ -28,7 +28,6 @@ from functools import lru_cache
 import rjieba
 
 from .cleaning import exact_form
-from .features.simhash import hamming
 from .settings import DecisionSettings, SimhashSettings
 
 

@@ -369,7 +369,7 @@ class Indexer:
             for c in pool.values():
                 ev = compare_sides(side, pending_sides[c.id] if c.id in pending_sides else self._side_for(c), self.settings)
                 cands.append(Candidate(c, ev, judge(ev, d, self.settings.simhash)))
-            match = self._choose(side, cands, canonicals, pending, pending_sides)
+            match = self._choose(side, cands, canonicals, pending_sides)
             stored = StoredArticle(
                 id=article.id, url=article.url, canonical_url=article.canonical_url, source=article.source,
                 title=article.title, content=article.content, publish_time=article.publish_time,
@@ -402,8 +402,7 @@ class Indexer:
         return outcomes  # type: ignore[return-value]
 
     def _choose(
-        self, side: _Side, cands: list[Candidate], canonicals: dict[str, StoredArticle],
-        pending: dict[str, StoredArticle], pending_sides: dict[str, _Side],
+        self, side: _Side, cands: list[Candidate], canonicals: dict[str, StoredArticle], pending_sides: dict[str, _Side]
     ) -> Candidate | None:
         """The strongest confirmed match whose cluster the article may join (see module docstring)."""
         confirmed = [c for c in cands if c.verdict is not None]

@@ -22,7 +22,6 @@ Dimensions, embedding model, fingerprint layout and band count are recorded in t
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import re
