@@ -53,6 +53,8 @@ _BOILERPLATE_LINE = re.compile(
 # "（记者 张三）" "（编辑 李四）" "（来源：新华社）" inside a line.
 _INLINE_CREDIT = re.compile(r"[(（]\s*(?:记者|编辑|责任编辑|通讯员|实习生|来源|原标题)[:：\s][^()（）]{0,40}[)）]")
 _LEADING_DATELINE_SOURCE = re.compile(r"^\s*(?:本报讯|本网讯|据[^，,。]{1,12}(?:报道|消息)[，,])\s*")
+# Boilerplate lines are short; a longer line is content, whatever words it starts with.
+BOILERPLATE_MAX_LINE = 200
 _SPACES = re.compile(r"[ \t\u3000\xa0]+")
 _INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2060\ufeff]")
 _NEWLINES = re.compile(r"\n\s*\n+")
@@ -111,7 +113,7 @@ def clean_body(content: str) -> str:
     lines = []
     for line in text.split("\n"):
         line = _INLINE_CREDIT.sub("", line).strip()
-        if not line or _BOILERPLATE_LINE.match(line):
+        if not line or (len(line) <= BOILERPLATE_MAX_LINE and _BOILERPLATE_LINE.match(line)):
             continue
         line = _LEADING_DATELINE_SOURCE.sub("", line)
         line = _ANY_LENTICULAR.sub("", line).strip() if len(line) <= 20 else line

@@ -42,10 +42,9 @@ def simhash(weights: Mapping[str, float]) -> int:
     """Weighted SimHash of token weights, as an unsigned 64-bit int (0 for no tokens)."""
     if not weights:
         return 0
-    cached = _HASH_CACHE.get
-    hashes = np.fromiter(
-        (h if (h := cached(t)) is not None else token_hash(t) for t in weights), dtype=np.uint64, count=len(weights)
-    )
+    for token in [t for t in weights if t not in _HASH_CACHE]:
+        token_hash(token)
+    hashes = np.fromiter(map(_HASH_CACHE.get, weights), dtype=np.uint64, count=len(weights))
     w = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
     # Little-endian bytes unpacked LSB-first give bit i of each hash in column i.
     bits = np.unpackbits(hashes.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")

@@ -89,12 +89,8 @@ def weighted_tokens(title: str, body: str) -> dict[str, float]:
     counts: Counter[str] = Counter(rjieba.cut(body))
     for tok in rjieba.cut(title):
         counts[tok] += TITLE_WEIGHT
-    weights = {}
-    cached = _IDF_CACHE.get  # hot loop: one dict probe per token, a call only on a miss
-    for tok, tf in counts.items():
-        idf = cached(tok)
-        if idf is None:
-            idf = token_idf(tok)
-        if idf:
-            weights[tok] = tf * idf
+    for tok in [t for t in counts if t not in _IDF_CACHE]:  # only new tokens pay for regexes and lookups
+        token_idf(tok)
+    idf = _IDF_CACHE.get
+    weights = {tok: tf * w for tok, tf in counts.items() if (w := idf(tok))}
     return weights
