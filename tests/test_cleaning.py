@@ -43,3 +43,18 @@ def test_exact_form_ignores_spacing_and_punctuation():
 
 def test_other_languages_pass_through():
     assert clean_body("<p>The quick brown fox.</p><p>Ça va très bien.</p>") == "the quick brown fox.\nça va très bien."
+
+
+def test_fast_nfkc_equals_unicodedata():
+    import unicodedata
+
+    from indexer.cleaning import nfkc
+
+    samples = [
+        "国家统计局１２日发布：ＣＰＩ同比上涨２．１％，“环比”上涨0.3%。",
+        "全角空格\u3000和〔括号〕【标签】……以及①②③ ㈱ ﬁ ｶﾀｶﾅ ½ Ⅻ 〶 〸",
+        "plain ascii, nothing to do",
+        "繁體字與兼容字 \uf900\ufa0e 和 \u2026 省略号",
+    ]
+    for s in samples:
+        assert nfkc(s) == unicodedata.normalize("NFKC", s)
