@@ -88,6 +88,10 @@ class _Side:
     vector: np.ndarray | None
     publish_time: datetime | None
 
+    @classmethod
+    def of(cls, article_id: str, text: TextFeatures, vector: np.ndarray | None, publish_time: datetime | None) -> "_Side":
+        return cls(article_id, text, shingles(_shingle_text(text)), vector, publish_time)
+
 
 @dataclass
 class Candidate:
@@ -244,7 +248,7 @@ class Indexer:
         arts = [x if isinstance(x, Article) else article_from_record(x, name, self.settings.default_tz) for x, name in ((a, "a"), (b, "b"))]
         texts = [self.featurizer.text(x) for x in arts]
         vectors = self.featurizer.embed(texts)
-        sides = [_Side(x.id, t, shingles(_shingle_text(t)), v, x.publish_time) for x, t, v in zip(arts, texts, vectors)]
+        sides = [_Side.of(x.id, t, v, x.publish_time) for x, t, v in zip(arts, texts, vectors)]
         evidence = compare_sides(sides[0], sides[1], self.settings)
         return evidence, judge(evidence, self.settings.decision, self.settings.simhash)
 
@@ -285,7 +289,7 @@ class Indexer:
         side = self._side_cache.get(stored.id)
         if side is None:
             tf = text_features(stored.clean_title, stored.clean_body, self.settings, cleaned=True)
-            side = _Side(stored.id, tf, shingles(_shingle_text(tf)), stored.vector, stored.publish_time)
+            side = _Side.of(stored.id, tf, stored.vector, stored.publish_time)
             if len(self._side_cache) > 20000:
                 self._side_cache.clear()
             self._side_cache[stored.id] = side
@@ -344,7 +348,7 @@ class Indexer:
         texts = [self.featurizer.text(articles[i]) for i in fresh]
         vectors = self.featurizer.embed(texts)
         sides = [
-            _Side(articles[i].id, t, shingles(_shingle_text(t)), v, articles[i].publish_time)
+            _Side.of(articles[i].id, t, v, articles[i].publish_time)
             for i, t, v in zip(fresh, texts, vectors)
         ]
         windows = [self._window(s.publish_time) for s in sides]
