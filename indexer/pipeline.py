@@ -300,7 +300,8 @@ class Indexer:
         d = self.settings.decision
         exact = self.store.find_exact([s.text.content_key for s in sides])
         bands = self.store.find_band_candidates(
-            [BandQuery(s.text.bands, w, x) for s, w, x in zip(sides, windows, exclude)]
+            [BandQuery(s.text.bands, w, x, s.text.simhash, self.settings.simhash.max_distance)
+             for s, w, x in zip(sides, windows, exclude)]
         )
         knn_floor = d.knn_min_cosine
         knn_sides = [i for i, s in enumerate(sides) if s.vector is not None]

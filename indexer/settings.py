@@ -31,6 +31,9 @@ class StoreSettings:
     ann_ef_search: int = _opt(256, lo=16, hi=4096, doc="HNSW search breadth; dedup needs high recall")
     ann_m: int = _opt(16, lo=4, hi=96, doc="HNSW graph degree")
     ann_ef_construction: int = _opt(100, lo=16, hi=2048, doc="HNSW build breadth")
+    window_cache_vectors: int = _opt(
+        1_000_000, lo=1000, doc="vectors kept in memory by publish day for exact kNN inside a time window (4 bytes x dims each)"
+    )
 
 
 @dataclass(frozen=True)

@@ -36,4 +36,5 @@ def open_store(settings: Settings, *, vector_dims: int | None, embedding_model: 
         ef_search=settings.store.ann_ef_search,
         m=settings.store.ann_m,
         ef_construction=settings.store.ann_ef_construction,
+        window_cache_vectors=settings.store.window_cache_vectors,
     )

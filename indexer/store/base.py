@@ -82,9 +82,23 @@ class StoredArticle:
 
 @dataclass(frozen=True)
 class BandQuery:
+    """Articles sharing a band key with ``bands``, inside ``window``.
+
+    With ``simhash`` and ``max_distance`` set, only candidates within that Hamming distance of
+    ``simhash`` come back, so a store can drop band collisions before it reads whole articles.
+    """
+
     bands: tuple[int, ...]
     window: TimeWindow = TimeWindow()
     exclude_id: str | None = None
+    simhash: int | None = None
+    max_distance: int | None = None
+
+    def admits(self, simhash: int) -> bool:
+        """Whether a candidate's fingerprint passes the distance bound (always, without one)."""
+        if self.simhash is None or self.max_distance is None:
+            return True
+        return (self.simhash ^ simhash).bit_count() <= self.max_distance
 
 
 @dataclass(frozen=True)

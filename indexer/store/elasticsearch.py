@@ -372,7 +372,8 @@ class ElasticsearchStore:
             results[i] = [from_source(h["_source"]) for h in hits]
         with self._lock:
             for i in asked:
-                results[i] = _merge(results[i], self._inflight.bands(queries[i]))
+                merged = _merge(results[i], self._inflight.bands(queries[i]))
+                results[i] = [a for a in merged if queries[i].admits(a.simhash)]
         return results
 
     def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]:

@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import StoreError, StoreSchemaError
 from ..features.simhash import from_signed, to_signed
 from .base import BandQuery, KnnQuery, StoredArticle, StoreStats, TimeWindow
+from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, stack
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ DB_FILE = "articles.sqlite3"
 ANN_FILE = "vectors.hnsw"
 ANN_META_FILE = "vectors.json"
 ANN_SAVE_EVERY = 50_000
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -51,7 +52,21 @@ CREATE TABLE IF NOT EXISTS articles (
 CREATE INDEX IF NOT EXISTS articles_content_key ON articles(content_key);
 CREATE INDEX IF NOT EXISTS articles_canonical_url ON articles(canonical_url) WHERE canonical_url != '';
 CREATE INDEX IF NOT EXISTS articles_cluster ON articles(cluster_id);
-CREATE TABLE IF NOT EXISTS bands (band INTEGER NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (band, rid)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS articles_publish_ts ON articles(publish_ts);
+CREATE TABLE IF NOT EXISTS bands (
+    band INTEGER NOT NULL, rid INTEGER NOT NULL, simhash INTEGER, publish_ts REAL,
+    PRIMARY KEY (band, rid)
+) WITHOUT ROWID;
+"""
+# Each band row carries its article's fingerprint and time, so a band lookup reads a few index
+# pages, drops collisions (Hamming) and out-of-window rows there, and reads whole articles only for
+# the survivors. At 1M articles the articles table no longer fits the page cache for random reads.
+_MIGRATE_1_TO_2 = """
+ALTER TABLE bands ADD COLUMN simhash INTEGER;
+ALTER TABLE bands ADD COLUMN publish_ts REAL;
+UPDATE bands SET simhash = (SELECT simhash FROM articles a WHERE a.rid = bands.rid),
+                 publish_ts = (SELECT publish_ts FROM articles a WHERE a.rid = bands.rid);
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
 """
 _COLUMNS = (
     "rid, id, url, canonical_url, source, title, content, publish_ts, clean_title, clean_body, title_md5, "
@@ -59,6 +74,9 @@ _COLUMNS = (
     "indexed_at, extra"
 )
 _SQL_VARS = 900  # stay under SQLite's bound-parameter limit in IN (...) lists
+# Windows up to this long are answered exactly from per-day vectors (day_vectors.py); longer or
+# open-ended ones by the HNSW graph with the window applied after the search.
+EXACT_WINDOW_MAX_DAYS = 62
 
 
 def _ts(when: datetime | None) -> float | None:
@@ -91,6 +109,7 @@ class SqliteStore:
         ef_search: int = 256,
         m: int = 16,
         ef_construction: int = 100,
+        window_cache_vectors: int = 1_000_000,
     ):
         self.directory = Path(directory)
         try:
@@ -100,6 +119,7 @@ class SqliteStore:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA busy_timeout=30000")
             self._db.executescript(_SCHEMA)
+            self._migrate()
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the embedded store at {self.directory}: {exc}") from exc
         self._lock = threading.RLock()
@@ -117,10 +137,17 @@ class SqliteStore:
         self._ann = None
         self._ann_max_rid = 0
         self._unsaved = 0
+        self._days = DayVectors(self._load_day, vector_dims, window_cache_vectors) if vector_dims else None
         if vector_dims:
             self._open_ann()
 
     # ---- schema and ANN lifecycle -------------------------------------------------------------
+    def _migrate(self) -> None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row and row[0] == "1":
+            log.info("upgrading the embedded store at %s to schema 2 (fingerprints in band rows)", self.directory)
+            self._db.executescript("BEGIN IMMEDIATE;" + _MIGRATE_1_TO_2 + "COMMIT;")
+
     def _check_meta(self, wanted: dict[str, str]) -> None:
         with self._lock:
             stored = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
@@ -182,6 +209,18 @@ class SqliteStore:
         self._ann.add_items(vectors, np.asarray(rids, dtype=np.int64))
         self._ann_max_rid = max(self._ann_max_rid, max(rids))
         self._unsaved += len(rids)
+
+    def _load_day(self, day: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if day is UNDATED:
+            rows = self._db.execute(
+                "SELECT rid, publish_ts, vector FROM articles WHERE publish_ts IS NULL AND vector IS NOT NULL"
+            ).fetchall()
+        else:
+            rows = self._db.execute(
+                "SELECT rid, publish_ts, vector FROM articles WHERE publish_ts >= ? AND publish_ts < ? AND vector IS NOT NULL",
+                (day * DAY_SECONDS, (day + 1) * DAY_SECONDS),
+            ).fetchall()
+        return stack(rows, self.vector_dims)
 
     def _save_ann(self) -> None:
         if self._ann is None:
@@ -250,9 +289,14 @@ class SqliteStore:
                 continue
             window_sql, window_args = _window_sql(q.window)
             placeholders = ",".join("?" * len(q.bands))
-            where = f"rid IN (SELECT DISTINCT rid FROM bands WHERE band IN ({placeholders})){window_sql}"
-            found = self._select(where, [*q.bands, *window_args])
-            results.append([a for a in found if a.id != q.exclude_id])
+            with self._lock:
+                keys = self._db.execute(
+                    f"SELECT DISTINCT rid, simhash FROM bands WHERE band IN ({placeholders}){window_sql}",
+                    [*q.bands, *window_args],
+                ).fetchall()
+            rids = [rid for rid, simhash in keys if q.admits(from_signed(simhash))]
+            found = sorted(self._select_in("rid", rids), key=lambda pair: pair[0]) if rids else []
+            results.append([a for _, a in found if a.id != q.exclude_id])
         return results
 
     def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]:
@@ -260,38 +304,49 @@ class SqliteStore:
 
     def _knn_one(self, q: KnnQuery) -> list[tuple[StoredArticle, float]]:
         with self._lock:
-            if self._ann is None:
+            if self._ann is None or self._ann.get_current_count() == 0:
                 return []
-            count = self._ann.get_current_count()
-            if count == 0:
-                return []
-            vector = np.asarray(q.vector, dtype=np.float32).reshape(1, -1)
-            fetch = min(count, max(q.k * 4, 32))
-            while True:
-                self._ann.set_ef(max(self._ef_search, fetch))
-                labels, distances = self._ann.knn_query(vector, k=fetch)
-                scores = 1.0 - distances[0]  # hnswlib 'ip' distance is 1 - dot
-                hits = [(int(l), float(s)) for l, s in zip(labels[0], scores) if s >= q.min_score]
-                by_rid = dict(self._select_in("rid", [rid for rid, _ in hits])) if hits else {}
-                result = [
-                    (by_rid[rid], score) for rid, score in hits
-                    if rid in by_rid and by_rid[rid].id != q.exclude_id and q.window.contains(by_rid[rid].publish_time)
-                ]
-                # Filtering happens after the search: widen it while the floor was not yet reached
-                # and the window or exclusion may have removed neighbours we still need.
-                exhausted = fetch >= count or len(hits) < fetch
-                if len(result) >= q.k or exhausted:
-                    break
-                fetch = min(count, fetch * 4)
-            self._ann.set_ef(self._ef_search)
+            start, end = q.window.start, q.window.end
+            if start is not None and end is not None and (end - start).days < EXACT_WINDOW_MAX_DAYS:
+                wanted = q.k + (q.exclude_id is not None)
+                hits = self._days.search(q.vector, wanted, q.min_score, start.timestamp(), end.timestamp())
+                result = self._rows_for_hits(hits, q)
+            else:
+                result = self._knn_ann(q)
         result.sort(key=lambda pair: -pair[1])
         return result[: q.k]
+
+    def _rows_for_hits(self, hits: list[tuple[int, float]], q: KnnQuery) -> list[tuple[StoredArticle, float]]:
+        by_rid = dict(self._select_in("rid", [rid for rid, _ in hits])) if hits else {}
+        return [
+            (by_rid[rid], score) for rid, score in hits
+            if rid in by_rid and by_rid[rid].id != q.exclude_id and q.window.contains(by_rid[rid].publish_time)
+        ]
+
+    def _knn_ann(self, q: KnnQuery) -> list[tuple[StoredArticle, float]]:
+        count = self._ann.get_current_count()
+        vector = np.asarray(q.vector, dtype=np.float32).reshape(1, -1)
+        fetch = min(count, max(q.k * 4, 32))
+        while True:
+            self._ann.set_ef(max(self._ef_search, fetch))
+            labels, distances = self._ann.knn_query(vector, k=fetch)
+            scores = 1.0 - distances[0]  # hnswlib 'ip' distance is 1 - dot
+            hits = [(int(l), float(s)) for l, s in zip(labels[0], scores) if s >= q.min_score]
+            result = self._rows_for_hits(hits, q)
+            # Filtering happens after the search: widen it while the floor was not yet reached
+            # and the window or exclusion may have removed neighbours we still need.
+            exhausted = fetch >= count or len(hits) < fetch
+            if len(result) >= q.k or exhausted:
+                break
+            fetch = min(count, fetch * 4)
+        self._ann.set_ef(self._ef_search)
+        return result
 
     def write(self, articles: Sequence[StoredArticle]) -> None:
         if not articles:
             return
         now = datetime.now(timezone.utc).isoformat()
-        new_rows: list[tuple[int, np.ndarray]] = []
+        new_rows: list[tuple[int, float | None, np.ndarray]] = []
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -314,9 +369,12 @@ class SqliteStore:
                     )
                     if cur.rowcount:
                         rid = cur.lastrowid
-                        self._db.executemany("INSERT OR IGNORE INTO bands(band, rid) VALUES (?, ?)", [(b, rid) for b in a.bands])
+                        self._db.executemany(
+                            "INSERT OR IGNORE INTO bands(band, rid, simhash, publish_ts) VALUES (?, ?, ?, ?)",
+                            [(b, rid, to_signed(a.simhash), _ts(a.publish_time)) for b in a.bands],
+                        )
                         if vec is not None:
-                            new_rows.append((rid, a.vector))
+                            new_rows.append((rid, _ts(a.publish_time), a.vector))
                 self._db.execute("COMMIT")
             except BaseException as exc:
                 if self._db.in_transaction:
@@ -325,7 +383,9 @@ class SqliteStore:
                     raise StoreError(f"writing {len(articles)} articles failed: {exc}") from exc
                 raise
             if new_rows and self._ann is not None:
-                self._ann_add([r for r, _ in new_rows], np.vstack([v for _, v in new_rows]).astype(np.float32))
+                self._ann_add([r for r, _, _ in new_rows], np.vstack([v for _, _, v in new_rows]).astype(np.float32))
+                for rid, ts, vector in new_rows:
+                    self._days.add(rid, ts, np.asarray(vector, dtype=np.float32))
                 if self._unsaved >= ANN_SAVE_EVERY:
                     self._save_ann()
 

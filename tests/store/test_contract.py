@@ -87,6 +87,22 @@ def test_band_candidates_share_a_band_respect_window_and_exclusion(store_factory
     assert store.find_band_candidates([BandQuery((), window)]) == [[]]
 
 
+def test_band_candidates_beyond_the_distance_bound_are_dropped(store_factory):
+    store = store_factory()
+    base = 0x0FED_CBA9_8765_4321
+    store.write([
+        art("two-bits", simhash=base ^ 0b11),
+        art("five-bits", simhash=base ^ 0b11111),  # same three upper bands, Hamming 5
+        art("exact", simhash=base),
+    ])
+    [bounded, unbounded] = store.find_band_candidates([
+        BandQuery(band_keys(base, 4), simhash=base, max_distance=3),
+        BandQuery(band_keys(base, 4)),
+    ])
+    assert sorted(a.id for a in bounded) == ["exact", "two-bits"]
+    assert sorted(a.id for a in unbounded) == ["exact", "five-bits", "two-bits"]
+
+
 def test_knn_orders_by_cosine_with_floor_window_and_exclusion(store_factory):
     store = store_factory()
     q = unit(7)

@@ -64,3 +64,28 @@ def test_other_vector_dims_or_model_are_refused(tmp_path):
         open_store(tmp_path, dims=16)
     with pytest.raises(StoreSchemaError, match="embedding_model"):
         open_store(tmp_path, dims=8, model="other")
+
+
+def test_a_schema_1_store_is_upgraded_in_place(tmp_path):
+    """Stores made before band rows carried fingerprints open, keep their articles and still find them."""
+    from datetime import timedelta
+
+    from indexer.features.simhash import band_keys
+    from indexer.store import BandQuery, TimeWindow
+
+    from .test_contract import T0
+
+    base = 0x0123_4567_89AB_CDEF
+    with open_store(tmp_path) as s:
+        s.write([art("a1", simhash=base ^ 0b1), art("a2", simhash=base ^ 0b1111)])
+        # Turn it back into what schema 1 wrote: band rows with only (band, rid).
+        s._db.executescript(
+            "CREATE TABLE old_bands (band INTEGER NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (band, rid)) WITHOUT ROWID;"
+            "INSERT INTO old_bands SELECT band, rid FROM bands; DROP TABLE bands; ALTER TABLE old_bands RENAME TO bands;"
+            "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
+        )
+    with open_store(tmp_path) as s:
+        version = s._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+        window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
+        [found] = s.find_band_candidates([BandQuery(band_keys(base, 4), window, simhash=base, max_distance=3)])
+        assert version == "2" and [a.id for a in found] == ["a1"]
