@@ -5,6 +5,7 @@
     python bench/quality.py sohu      # sohu2021 short-short B train pairs via the compare rules
     python bench/quality.py inews     # natural duplicates inside ccf2019_inews
     python bench/quality.py all
+    python bench/quality.py layers --plot docs/bench/layers.png   # each layer alone and combined
 
 Each run ingests into a temporary embedded store with the default settings (or --set KEY=VALUE).
 """
@@ -127,13 +128,67 @@ def inews(args):
                 print(f"  {o.reason} {o.score}: {by_id[o.article_id]['title'][:40]!r} ~ {by_id[o.dup_of]['title'][:40]!r}")
 
 
+LAYER_SETS = ["exact", "near", "semantic", "exact,near", "exact,near,semantic"]
+
+
+def layers(args):
+    """Each duplicate layer alone and combined (decision.layers) on the labelled sets. Runs without
+    the semantic layer also switch the embedding model off, which changes nothing they decide."""
+    repost_records, repost_truth = datasets.repost_set(args.seeds)
+    ecom_pairs = list(datasets.ecom_articles())
+    ecom_truth = {a["id"]: e for a, e in ecom_pairs}
+    sohu_pairs = list(datasets.sohu_pairs())[: args.limit or 2000]
+    rows = []
+    for layer_set in LAYER_SETS:
+        sets = [*args.set, f"decision.layers={layer_set}"]
+        if "semantic" not in layer_set:
+            sets.append("embedding.model=none")
+        outcomes, _ = _ingest(repost_records, sets)
+        reposts_m = pairwise_prf({o.article_id: o.cluster_id for o in outcomes}, repost_truth)
+        outcomes, _ = _ingest([a for a, _ in ecom_pairs], sets)
+        ecom_m = pairwise_prf({o.article_id: o.cluster_id for o in outcomes}, ecom_truth)
+        from indexer.features import Featurizer
+        from indexer.features.embedding import create_embedder
+
+        settings = _settings(sets, "unused")
+        ix = Indexer(settings, store=None, featurizer=Featurizer(settings, create_embedder(settings.embedding.model)))
+        predicted = [ix.compare({"title": a}, {"title": b})[1] is not None for a, b, _ in sohu_pairs]
+        sohu_m = binary_prf(predicted, [y for _, _, y in sohu_pairs])
+        rows.append((layer_set, reposts_m, ecom_m, sohu_m))
+        print(f"  {layer_set:22s} reposts {reposts_m.row()} | ecom {ecom_m.row()} | sohu {sohu_m.row()}", flush=True)
+    print(f"layers alone and combined (reposts: {len(repost_records)} articles; ecom2022 dev: {len(ecom_pairs)} "
+          f"articles in file order; sohu2021 B train: first {len(sohu_pairs)} pairs)")
+    print(f"  {'layers':22s} | {'reposts P / R / F1':24s} | {'ecom P / R / F1':24s} | {'sohu P / R / F1':24s}")
+    for layer_set, *ms in rows:
+        print(f"  {layer_set:22s} | " + " | ".join(f"{m.precision:.3f} / {m.recall:.3f} / {m.f1:.3f}".ljust(24) for m in ms))
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(9, 3.8))
+        width = 0.27
+        for j, name in enumerate(["reposts (pairwise)", "ecom2022 events (pairwise)", "sohu2021 short pairs"]):
+            ax.bar([i + (j - 1) * width for i in range(len(rows))], [r[j + 1].f1 for r in rows], width, label=name)
+        ax.set_xticks(range(len(rows)), [r[0].replace(",", "+") for r in rows])
+        ax.set(ylabel="F1", ylim=(0, 1.05), title="Quality of each layer alone and combined")
+        ax.legend(fontsize=8)
+        fig.text(0.01, 0.01, f"python bench/quality.py layers --seeds {args.seeds}  ({time.strftime('%Y-%m-%d')}, 2-core AMD EPYC)", fontsize=7)
+        fig.tight_layout(rect=(0, 0.04, 1, 1))
+        Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(args.plot, dpi=110)
+        print(f"plot: {args.plot}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("which", choices=["reposts", "ecom", "sohu", "inews", "all"])
+    parser.add_argument("which", choices=["reposts", "ecom", "sohu", "inews", "layers", "all"])
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--seeds", type=int, default=300)
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--shuffles", type=int, default=3)
+    parser.add_argument("--plot", help="layers: write a PNG bar chart here")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
     for name in (["reposts", "ecom", "sohu", "inews"] if args.which == "all" else [args.which]):

@@ -190,17 +190,22 @@ def near_limit(short: bool, simhash: SimhashSettings) -> int:
 
 
 def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings) -> Verdict | None:
-    """The rules, in order of strength. Returns None when the pair is not a duplicate."""
-    if ev.exact:
+    """The rules, in order of strength. Returns None when the pair is not a duplicate.
+
+    A layer left out of ``decision.layers`` never matches; the others still do.
+    """
+    if ev.exact and decision.enabled("exact"):
         return Verdict(Reason.EXACT, 1.0)
     if ev.template and decision.template_guard:
         return None
-    if ev.hamming <= near_limit(ev.short, simhash):
-        return Verdict(Reason.NEAR, round(1.0 - ev.hamming / 64.0, 4))
-    if ev.containment >= decision.near_containment:
-        return Verdict(Reason.NEAR, round(ev.containment, 4))
+    if decision.enabled("near"):
+        if ev.hamming <= near_limit(ev.short, simhash):
+            return Verdict(Reason.NEAR, round(1.0 - ev.hamming / 64.0, 4))
+        if ev.containment >= decision.near_containment:
+            return Verdict(Reason.NEAR, round(ev.containment, 4))
     if (
-        ev.event_score is not None
+        decision.enabled("semantic")
+        and ev.event_score is not None
         and ev.event_score >= decision.event_threshold
         and ev.cosine >= decision.semantic_min_cosine
         and not ev.title_numbers_conflict

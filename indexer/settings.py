@@ -72,6 +72,10 @@ class DecisionSettings:
     near_containment: float = _opt(0.80, lo=0.0, hi=1.0, doc="shingle containment that makes a trimmed repost a near match")
     cluster_threshold: float = _opt(0.40, lo=-2.0, hi=3.0, doc="a near/semantic joiner must reach this event score to the cluster's canonical article")
     template_guard: bool = _opt(True, doc="refuse matches whose differences are numbers or names (templated reports)")
+    layers: str = _opt("exact,near,semantic", doc="duplicate layers that may match, comma-separated (to measure or switch off one)")
+
+    def enabled(self, layer: str) -> bool:
+        return layer in self.layers.split(",")
 
 
 @dataclass(frozen=True)
@@ -279,6 +283,10 @@ def _cross_check(s: Settings) -> None:
     if s.simhash.max_distance_short > s.simhash.max_distance:
         raise ConfigError("simhash.max_distance_short", "must not exceed simhash.max_distance")
     parse_utc_offset(s.input.default_timezone)
+    layers = [x.strip() for x in s.decision.layers.split(",") if x.strip()]
+    unknown = sorted(set(layers) - {"exact", "near", "semantic"})
+    if unknown or not layers or ",".join(layers) != s.decision.layers:
+        raise ConfigError("decision.layers", f"{s.decision.layers!r}: give a comma-separated subset of exact,near,semantic without spaces")
 
 
 def describe() -> list[tuple[str, Any, str]]:

@@ -94,3 +94,28 @@ def test_lottery_draws_under_one_headline_stay_apart(make_indexer):
         {"id": "l2", "title": "双色球第2024115期开奖结果公布", "content": body.format(r="07 08 11 21 28 31", b="01", n=8, p=559)},
     ])
     assert [o.decision for o in out] == [Decision.NEW, Decision.NEW]
+
+
+def test_layers_setting_switches_a_layer_off(make_indexer):
+    original = load("originals.jsonl")[0]
+    copy = {**original, "id": "copy", "url": ""}
+    retitled = {**original, "id": "retitled", "title": "【转载】" + original["title"] + "_新闻网", "url": ""}
+    trimmed = {**original, "id": "trimmed", "url": "",
+               "content": "\n".join(original["content"].split("\n")[:-1]) + "\n责任编辑：刘洋"}
+
+    only_exact = make_indexer(**{"decision.layers": "exact"})
+    out = only_exact.index_many([original, copy, retitled, trimmed])
+    assert [o.reason for o in out[1:]] == ["exact", "exact", None]  # a new title keeps the body key
+
+    only_near = make_indexer(**{"decision.layers": "near"})
+    out = only_near.index_many([original, copy, trimmed])
+    assert [o.reason for o in out[1:]] == ["near", "near"]
+
+
+@pytest.mark.parametrize("value", ["exact,fuzzy", "", "exact, near"])
+def test_unknown_layers_are_refused_by_name(value):
+    from indexer.errors import ConfigError
+    from indexer.settings import load_settings
+
+    with pytest.raises(ConfigError, match="decision.layers"):
+        load_settings(overrides={"decision.layers": value}, environ={})
