@@ -102,17 +102,24 @@ def distinct_seeds(limit: int, min_chars: int = 200, seed: int = 7) -> list[dict
     rng = random.Random(seed)
     pool = [a for a in list(inews_articles()) + list(cec_articles()) if len(a["content"]) >= min_chars and a["title"].strip()]
     rng.shuffle(pool)
-    kept, grams, titles, bodies = [], [], set(), set()
+    kept, sizes, titles, bodies = [], [], set(), set()
+    postings: dict[str, list[int]] = {}  # 5-gram -> kept articles holding it
     for a in pool:
         compact = re.sub(r"\W+", "", a["content"])[:1500]
         key = hashlib.md5(compact.encode()).hexdigest()
         if key in bodies or a["title"] in titles:
             continue
         g = {compact[i : i + 5] for i in range(0, max(1, len(compact) - 4))}
-        if any(len(g & h) / min(len(g), len(h)) > 0.3 for h in grams):
+        shared: dict[int, int] = {}
+        for gram in g:
+            for j in postings.get(gram, ()):
+                shared[j] = shared.get(j, 0) + 1
+        if any(count / min(len(g), sizes[j]) > 0.3 for j, count in shared.items()):
             continue
+        for gram in g:
+            postings.setdefault(gram, []).append(len(kept))
         kept.append(a)
-        grams.append(g)
+        sizes.append(len(g))
         titles.add(a["title"])
         bodies.add(key)
         if len(kept) >= limit:
