@@ -13,38 +13,13 @@ from typing import Any
 
 import click
 
-from .errors import ConfigError, NewsdedupError
-from .settings import Settings, describe, load_settings
+from .cli_options import CliError, common_options, settings_from_options
+from .errors import NewsdedupError
+from .settings import Settings, describe
 
 log = logging.getLogger("newsdedup")
 
 EXIT_REJECTS = 3  # the run finished, but some input records were rejected (see the rejects file)
-
-
-class CliError(click.ClickException):
-    exit_code = 1
-
-
-def _settings(config: str | None, store: str | None, sets: tuple[str, ...]) -> Settings:
-    overrides: dict[str, Any] = {}
-    for item in sets:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--set")
-        overrides[key.strip()] = value
-    if store:
-        overrides["store.path"] = store
-    try:
-        return load_settings(config, overrides)
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from None
-
-
-def common_options(func):
-    func = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting, e.g. decision.time_window_days=3.")(func)
-    func = click.option("--config", type=click.Path(dir_okay=False), envvar="NEWSDEDUP_CONFIG", help="TOML settings file.")(func)
-    func = click.option("--store", metavar="DIR_OR_URL", help="Embedded store directory or Elasticsearch URL (store.path).")(func)
-    return func
 
 
 def _open_indexer(settings: Settings):
@@ -80,7 +55,7 @@ def ingest(path: str, store: str | None, config: str | None, sets: tuple[str, ..
     from .pipeline import BatchSummary, Decision
     from .readers import Rejected, read_records
 
-    settings = _settings(config, store, sets)
+    settings = settings_from_options(config, store, sets)
     if path != "-" and not Path(path).is_file():
         raise click.BadParameter(f"no such file: {path}", param_hint="PATH")
     summary = BatchSummary()
@@ -150,7 +125,7 @@ def _print_summary(counts: Counter, rejected: int, elapsed: float, rejects: str)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output file (default: stdout).")
 def export(store: str | None, config: str | None, sets: tuple[str, ...], output: str | None) -> None:
     """Write every article with its cluster assignment as JSON Lines."""
-    settings = _settings(config, store, sets)
+    settings = settings_from_options(config, store, sets)
     with _open_indexer(settings) as indexer:
         out = open(output, "w", encoding="utf-8") if output else sys.stdout
         try:
@@ -177,7 +152,7 @@ def compare(pairs: str, store: str | None, config: str | None, sets: tuple[str, 
     from .pipeline import Indexer
     from .readers import Rejected, read_records
 
-    settings = _settings(config, store, sets)
+    settings = settings_from_options(config, store, sets)
     embedder = create_embedder(settings.embedding.model, settings.embedding.device)
     indexer = Indexer(settings, store=None, featurizer=Featurizer(settings, embedder))  # type: ignore[arg-type]
     failed = 0
@@ -216,7 +191,7 @@ def compare(pairs: str, store: str | None, config: str | None, sets: tuple[str, 
 def explain(article_id: str, store: str | None, config: str | None, sets: tuple[str, ...]) -> None:
     """Why ARTICLE_ID is, or is not, a duplicate: the evidence against its match, its cluster's
     canonical article and its nearest candidates."""
-    settings = _settings(config, store, sets)
+    settings = settings_from_options(config, store, sets)
     with _open_indexer(settings) as indexer:
         try:
             report = indexer.explain(article_id)
@@ -231,7 +206,7 @@ def explain(article_id: str, store: str | None, config: str | None, sets: tuple[
 @click.option("--members/--no-members", default=False, help="List each cluster's members.")
 def clusters(store: str | None, config: str | None, sets: tuple[str, ...], top: int, members: bool) -> None:
     """The largest duplicate clusters."""
-    settings = _settings(config, store, sets)
+    settings = settings_from_options(config, store, sets)
     with _open_indexer(settings) as indexer:
         stats = indexer.store.stats()
         click.echo(f"{stats.articles} articles in {stats.clusters} clusters; {stats.duplicates} duplicates {stats.by_reason}")
@@ -265,7 +240,7 @@ def evaluate(path: str, truth_key: str, config: str | None, sets: tuple[str, ...
     if not labelled:
         raise CliError(f"no record of {path} has the field {truth_key!r}")
     with tempfile.TemporaryDirectory() as tmp:
-        settings = _settings(config, tmp, sets)
+        settings = settings_from_options(config, tmp, sets)
         with _open_indexer(settings) as indexer:
             outcomes = indexer.index_many(labelled)
     ok = [o for o in outcomes if o.article_id and o.cluster_id]
@@ -302,7 +277,7 @@ def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], 
     from .readers import Record, read_records
     from .tuning import pair_from_line, plot, settings_snippet, sweep
 
-    settings = _settings(config, None, sets)
+    settings = settings_from_options(config, None, sets)
     data: list = []
     for item in read_records(pairs, "jsonl"):
         if not isinstance(item, Record):
@@ -340,7 +315,7 @@ def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], 
 @common_options
 def show_config(store: str | None, config: str | None, sets: tuple[str, ...]) -> None:
     """Print the effective settings (after file, environment and flags) as TOML."""
-    settings = _settings(config, store, sets)
+    settings = settings_from_options(config, store, sets)
     docs = {key: doc for key, _, doc in describe()}
     for section, values in settings.as_dict().items():
         click.echo(f"[{section}]")

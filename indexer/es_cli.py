@@ -20,20 +20,21 @@ import click
 
 from .errors import NewsdedupError
 from .features.simhash import FINGERPRINT_LAYOUT
-from .settings import Settings, load_settings
+from .cli_options import common_options, settings_from_options
+from .settings import Settings
 from .store import is_remote
 
 KIBANA_DIR = Path(__file__).resolve().parents[1] / "es_mappings" / "kibana"
 DATA_VIEW_TYPE = "index-pattern"
 
 
-def _settings(ctx: click.Context, config: str | None) -> Settings:
+def _settings(ctx: click.Context, config: str | None, store: str | None, sets: tuple[str, ...]) -> Settings:
     obj = ctx.find_root().obj
     if isinstance(obj, Settings):
         return obj
     if isinstance(obj, dict) and isinstance(obj.get("settings"), Settings):
         return obj["settings"]
-    return load_settings(config)
+    return settings_from_options(config, store, sets)
 
 
 def _dims(settings: Settings, dims: int | None) -> int | None:
@@ -64,8 +65,6 @@ def _client_and_schema(settings: Settings, dims: int | None):
     return make_client(hosts, cfg), schema, describe_target(hosts, cfg), cfg
 
 
-_config_opt = click.option("--config", "config", type=click.Path(dir_okay=False), default=None,
-                           help="TOML settings file (default: $NEWSDEDUP_CONFIG)")
 _dims_opt = click.option("--dims", type=int, default=None,
                          help="vector dimensions (default: from embedding.model; 0 for no vectors)")
 
@@ -76,16 +75,16 @@ def es() -> None:
 
 
 @es.command("init")
-@_config_opt
+@common_options
 @_dims_opt
 @click.pass_context
-def es_init(ctx: click.Context, config: str | None, dims: int | None) -> None:
+def es_init(ctx: click.Context, config: str | None, store: str | None, sets: tuple[str, ...], dims: int | None) -> None:
     """Create (or update) the index template, the first index and the write alias. Idempotent;
     an existing index made with other dims or model is an error and is left untouched."""
     from .store.es_config import check_version, translate
     from .store.es_schema import init
 
-    settings = _settings(ctx, config)
+    settings = _settings(ctx, config, store, sets)
     client, schema, target, _ = _client_and_schema(settings, _dims(settings, dims))
     try:
         with translate("es init", target):
@@ -100,15 +99,15 @@ def es_init(ctx: click.Context, config: str | None, dims: int | None) -> None:
 
 
 @es.command("check")
-@_config_opt
+@common_options
 @_dims_opt
 @click.pass_context
-def es_check(ctx: click.Context, config: str | None, dims: int | None) -> None:
+def es_check(ctx: click.Context, config: str | None, store: str | None, sets: tuple[str, ...], dims: int | None) -> None:
     """Connectivity, server version, alias, mapping and vector dims; exit status 1 on a problem."""
     from .store.es_config import check_version, translate
     from .store.es_schema import backing_indices, check_mapping
 
-    settings = _settings(ctx, config)
+    settings = _settings(ctx, config, store, sets)
     client, schema, target, _ = _client_and_schema(settings, _dims(settings, dims))
     try:
         with translate("es check", target):
@@ -190,19 +189,20 @@ def kibana() -> None:
 
 
 @kibana.command("import")
-@_config_opt
+@common_options
 @click.option("--kibana-url", default=lambda: os.environ.get("NEWSDEDUP_KIBANA_URL", "http://localhost:5601"),
               show_default="$NEWSDEDUP_KIBANA_URL or http://localhost:5601")
 @click.option("--space", default=None, help="Kibana space id (default space when omitted)")
 @click.option("--dir", "folder", type=click.Path(file_okay=False, exists=True, path_type=Path), default=KIBANA_DIR,
               show_default=True, help="folder of *.ndjson saved objects")
 @click.pass_context
-def kibana_import(ctx: click.Context, config: str | None, kibana_url: str, space: str | None, folder: Path) -> None:
+def kibana_import(ctx: click.Context, config: str | None, store: str | None, sets: tuple[str, ...], kibana_url: str,
+                  space: str | None, folder: Path) -> None:
     """Import the newsdedup data view, saved search and dashboard (overwriting older copies).
     Authenticates with the es.api_key or es.username/es.password settings."""
     from .store.es_config import es_config, redact_url
 
-    cfg = es_config(_settings(ctx, config))
+    cfg = es_config(_settings(ctx, config, store, sets))
     objects = load_saved_objects(folder, cfg.index)
     result = import_saved_objects(kibana_url, objects, _auth_header(cfg), space)
     if not result.get("success"):

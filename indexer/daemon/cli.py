@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from ..cli import _settings, common_options
+from ..cli_options import common_options, settings_from_options
 from ..errors import NewsdedupError
 from ..settings import DaemonSettings, Settings
 
@@ -18,7 +18,7 @@ def load_all(config: str | None, store: str | None, sets: tuple[str, ...], host:
              port: int | None = None) -> tuple[Settings, DaemonSettings]:
     """Settings plus the daemon section; ``--host``/``--port`` are ``daemon.host``/``daemon.port``."""
     flags = tuple(f"daemon.{k}={v}" for k, v in (("host", host), ("port", port)) if v is not None)
-    settings = _settings(config, store, tuple(sets) + flags)
+    settings = settings_from_options(config, store, tuple(sets) + flags)
     return settings, settings.daemon
 
 

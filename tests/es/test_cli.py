@@ -45,6 +45,19 @@ def test_init_then_check_then_init_again(cli_env):
     assert again.exit_code == 0 and "already there" in again.output
 
 
+def test_store_and_set_flags_pick_the_cluster_and_index(cli_env, server, monkeypatch):
+    monkeypatch.delenv("NEWSDEDUP_STORE_PATH")
+    monkeypatch.delenv("NEWSDEDUP_ES_INDEX")
+    runner = CliRunner()
+    made = runner.invoke(es, ["init", "--store", server.url, "--set", f"es.index={cli_env}"])
+    assert made.exit_code == 0, made.output
+    assert f"{cli_env}-000001 (created)" in made.output
+    checked = runner.invoke(es, ["check", "--store", server.url, "--set", f"es.index={cli_env}"])
+    assert checked.exit_code == 0 and "0 articles" in checked.output
+    embedded = runner.invoke(es, ["check", "--store", "./some-dir"])
+    assert embedded.exit_code != 0 and "Elasticsearch URL" in embedded.output
+
+
 def test_check_reports_a_missing_alias_and_a_dims_mismatch(cli_env):
     runner = CliRunner()
     missing = runner.invoke(es, ["check"])
