@@ -332,7 +332,13 @@ class SqliteStore:
             labels, distances = self._ann.knn_query(vector, k=fetch)
             scores = 1.0 - distances[0]  # hnswlib 'ip' distance is 1 - dot
             hits = [(int(l), float(s)) for l, s in zip(labels[0], scores) if s >= q.min_score]
-            result = self._rows_for_hits(hits, q)
+            # Best first: read whole rows a few more than k at a time, not every hit at once.
+            result = []
+            step = q.k + 8
+            for at in range(0, len(hits), step):
+                result += self._rows_for_hits(hits[at : at + step], q)
+                if len(result) >= q.k:
+                    break
             # Filtering happens after the search: widen it while the floor was not yet reached
             # and the window or exclusion may have removed neighbours we still need.
             exhausted = fetch >= count or len(hits) < fetch
