@@ -42,9 +42,10 @@ def simhash(weights: Mapping[str, float]) -> int:
     """Weighted SimHash of token weights, as an unsigned 64-bit int (0 for no tokens)."""
     if not weights:
         return 0
-    for token in [t for t in weights if t not in _HASH_CACHE]:
-        token_hash(token)
-    hashes = np.fromiter(map(_HASH_CACHE.get, weights), dtype=np.uint64, count=len(weights))
+    looked_up = list(map(_HASH_CACHE.get, weights))
+    if None in looked_up:  # only new tokens are hashed
+        looked_up = [h if h is not None else token_hash(t) for t, h in zip(weights, looked_up)]
+    hashes = np.fromiter(looked_up, dtype=np.uint64, count=len(looked_up))
     w = np.fromiter(weights.values(), dtype=np.float64, count=len(weights))
     # Little-endian bytes unpacked LSB-first give bit i of each hash in column i.
     bits = np.unpackbits(hashes.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")

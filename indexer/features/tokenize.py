@@ -89,8 +89,6 @@ def weighted_tokens(title: str, body: str) -> dict[str, float]:
     counts: Counter[str] = Counter(rjieba.cut(body))
     for tok in rjieba.cut(title):
         counts[tok] += TITLE_WEIGHT
-    for tok in [t for t in counts if t not in _IDF_CACHE]:  # only new tokens pay for regexes and lookups
-        token_idf(tok)
+    # One pass: a cached token costs one dictionary probe; only new tokens pay for regexes and lookups.
     idf = _IDF_CACHE.get
-    weights = {tok: tf * w for tok, tf in counts.items() if (w := idf(tok))}
-    return weights
+    return {tok: tf * w for tok, tf in counts.items() if (w := idf(tok)) or (w is None and (w := token_idf(tok)))}
