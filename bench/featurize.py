@@ -108,6 +108,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--plot", help="write a PNG bar chart of the ratios here")
     args = parser.parse_args()
     docs = articles(args.docs)
     import jieba
@@ -133,6 +134,33 @@ def main() -> None:
     for name, values in rates.items():
         r = statistics.median(values)
         print(f"  {name:13s} {r:9.1f} docs/s   {r / base:6.1f}x blog recipe")
+    if args.plot:
+        plot({name: [v / b for v, b in zip(values, rates["blog"])] for name, values in rates.items()}, args)
+
+
+def plot(ratios: dict[str, list[float]], args) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = {"blog": "blog recipe\n(jieba + MD5 loop)", "newsdedup": "newsdedup\nclean+tokenise+SimHash+MD5",
+              "newsdedup-all": "newsdedup\nall text features", "simhash": "simhash 2.1.2", "minhash": "datasketch\nMinHash"}
+    names = list(ratios)
+    fig, ax = plt.subplots(figsize=(8, 3.6))
+    medians = [statistics.median(ratios[n]) for n in names]
+    ax.bar(range(len(names)), medians, color=["C7", "C0", "C0", "C2", "C2"][: len(names)])
+    for i, n in enumerate(names):
+        ax.plot([i] * len(ratios[n]), ratios[n], "k.", ms=4)
+        ax.text(i, medians[i], f"{medians[i]:.1f}x", ha="center", va="bottom", fontsize=8)
+    ax.axhline(15, color="grey", ls=":", lw=0.8)
+    ax.set_xticks(range(len(names)), [labels.get(n, n) for n in names], fontsize=7)
+    ax.set(ylabel="throughput / blog recipe", title=f"Featurise {args.docs} articles of 1,000 characters (median of {args.repeat}, dots: runs)")
+    fig.text(0.01, 0.01, f"python bench/featurize.py --docs {args.docs} --repeat {args.repeat}  ({time.strftime('%Y-%m-%d')}, 2-core AMD EPYC)", fontsize=7)
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(args.plot, dpi=110)
+    print(f"plot: {args.plot}")
 
 
 if __name__ == "__main__":
