@@ -57,6 +57,9 @@ TEMPLATE_FRAME_CONTAINMENT = 0.8
 SHARED_BODY_CONTAINMENT = 0.4
 FIGURE_SLOTS = frozenset({"number", "polarity"})
 LEAD_CHARS = 120
+# Stored articles' comparison sides kept between lookups: candidates of a news stream repeat (a
+# story's canonical article is asked about by each repost). A side is tens of KB.
+SIDE_CACHE_SIZE = 4096
 
 
 class Decision(str, Enum):
@@ -84,7 +87,7 @@ class _Side:
 
     id: str
     text: TextFeatures
-    shingles: frozenset[str]
+    shingles: np.ndarray  # sorted shingle hashes (decision.shingles)
     vector: np.ndarray | None
     publish_time: datetime | None
 
@@ -290,8 +293,8 @@ class Indexer:
         if side is None:
             tf = text_features(stored.clean_title, stored.clean_body, self.settings, cleaned=True)
             side = _Side.of(stored.id, tf, stored.vector, stored.publish_time)
-            if len(self._side_cache) > 20000:
-                self._side_cache.clear()
+            if len(self._side_cache) >= SIDE_CACHE_SIZE:
+                del self._side_cache[next(iter(self._side_cache))]  # oldest first
             self._side_cache[stored.id] = side
         return side
 
