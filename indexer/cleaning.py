@@ -97,9 +97,21 @@ def nfkc(text: str) -> str:
     return unicodedata.normalize("NFKC", text) if _NFKC_UNSAFE.search(text) else text
 
 
+# Escape sequences left as text by double-encoded JSON ("第一段\\n第二段"): crawled pages carry
+# them by the hundred, and read as the word "n" they would outweigh every real word of the text.
+_LITERAL_ESCAPE = re.compile(r"\\[nrt]")
+
+
+def _unescape_whitespace(match: re.Match) -> str:
+    return " " if match.group() == "\\t" else "\n"
+
+
 def normalize(text: str) -> str:
-    """NFKC (full width to half width, compatibility forms), lower case, unified spaces."""
+    """NFKC (full width to half width, compatibility forms), literal \\n escapes as line breaks,
+    lower case, unified spaces."""
     text = _INVISIBLE.sub("", nfkc(text))
+    if "\\" in text:
+        text = _LITERAL_ESCAPE.sub(_unescape_whitespace, text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     return _SPACES.sub(" ", text).lower()
 

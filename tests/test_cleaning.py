@@ -58,3 +58,9 @@ def test_fast_nfkc_equals_unicodedata():
     ]
     for s in samples:
         assert nfkc(s) == unicodedata.normalize("NFKC", s)
+
+
+def test_literal_escape_sequences_become_whitespace():
+    # Double-encoded JSON leaves "\n" as two characters; they must not survive as the letter n.
+    assert clean_body("第一段正文内容。\\n第二段正文内容。\\t完") == "第一段正文内容。\n第二段正文内容。 完"
+    assert clean_title("标题\\n副标题") == "标题 副标题"

@@ -73,3 +73,19 @@ def test_features_read_a_bounded_prefix_of_huge_bodies():
     s = Settings().replace(**{"input.feature_max_chars": 1000})
     f = text_features("标题", "新闻正文。" * 1_000_000, s)
     assert len(f.clean_body) == 1000
+
+
+def test_a_repeated_junk_word_does_not_decide_the_fingerprint():
+    """Two unrelated forum pages that repeat the same filler under every picture stay far apart."""
+    filler = "\n下载附件 保存到相册 半小时前 上传" * 150
+    a = "宁远的天气还要再作一波妖，骤降20度，降温和降雨天气都不缺席，强大的北极涡旋正在西伯利亚。" + filler
+    b = "沧浪亭河断头浜年年盛开的荷花不见了，取而代之的是水环境修复船，市民希望河道早日恢复原貌。" + filler
+    s = Settings()
+    fa, fb = text_features("宁远天气", a, s), text_features("沧浪亭荷花", b, s)
+    assert hamming(fa.simhash, fb.simhash) > s.simhash.max_distance
+
+
+def test_weights_are_sublinear_in_term_frequency_and_ignore_lone_latin_letters():
+    w = weighted_tokens("", "地震 " * 100 + "救援 n n n x")
+    assert 4 < w["地震"] / w["救援"] < 6.5  # 1 + ln 100 = 5.6, not 100
+    assert "n" not in w and "x" not in w

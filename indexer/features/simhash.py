@@ -21,7 +21,8 @@ from .tokenize import TOKENIZER_NAME
 
 BITS = 64
 TOKEN_HASH = "xxh3_64"
-FINGERPRINT_LAYOUT = f"simhash64/{TOKEN_HASH}/{TOKENIZER_NAME}"
+# The token weighting is part of the layout too: v2 = sublinear (1 + ln tf) x IDF.
+FINGERPRINT_LAYOUT = f"simhash64/{TOKEN_HASH}/{TOKENIZER_NAME}/w2"
 _MASK64 = (1 << 64) - 1
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from math import log
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -78,6 +79,8 @@ def _compute_idf(token: str) -> float:
     if not tok or tok != token or not _WORD.search(tok) or tok in stopwords():
         return 0.0
     table, median = idf_table()
+    if len(tok) == 1 and tok.isascii() and not tok.isdigit():
+        return 0.0  # a lone Latin letter says nothing about the story (and "n" is what "\\n" leaves)
     idf = NUMBER_IDF if is_number(tok) else table.get(tok, median)
     if len(tok) == 1 and not tok.isascii():
         idf *= 0.5  # single CJK characters are mostly particles and measure words
@@ -85,10 +88,15 @@ def _compute_idf(token: str) -> float:
 
 
 def weighted_tokens(title: str, body: str) -> dict[str, float]:
-    """Token -> weight: term frequency x IDF, with title words counted ``TITLE_WEIGHT`` times."""
+    """Token -> weight: (1 + ln tf) x IDF, with title words counted ``TITLE_WEIGHT`` more times.
+
+    Sublinear term frequency: a word repeated hundreds of times (a forum's "下载附件" under every
+    picture, a share bar) must not outvote the rest of the text, or unrelated pages from one site
+    get one fingerprint.
+    """
     counts: Counter[str] = Counter(rjieba.cut(body))
     for tok in rjieba.cut(title):
         counts[tok] += TITLE_WEIGHT
     # One pass: a cached token costs one dictionary probe; only new tokens pay for regexes and lookups.
     idf = _IDF_CACHE.get
-    return {tok: tf * w for tok, tf in counts.items() if (w := idf(tok)) or (w is None and (w := token_idf(tok)))}
+    return {tok: (1.0 + log(tf)) * w for tok, tf in counts.items() if (w := idf(tok)) or (w is None and (w := token_idf(tok)))}
