@@ -61,7 +61,7 @@ MALFORMED_A = """<html><head><meta charset="gb2312"><title>社区开设老年食
 """
 
 
-def build_site_a(srv: FixtureServer, *, slow_seconds: float = 1.0, big_bytes: int = 300_000) -> dict[str, str]:
+def build_site_a(srv: FixtureServer, *, slow_seconds: float = 4.0, big_bytes: int = 300_000) -> dict[str, str]:
     """Install site A's routes; returns {story key: article path} for assertions."""
     r = srv.routes
     r["/robots.txt"] = static("User-agent: *\nDisallow: /admin/\n", "text/plain")
@@ -163,8 +163,9 @@ def build_site_b(srv: FixtureServer) -> dict[str, str]:
     return {"GDP_REPOST": "/a/2001.html", "FLOOD": "/a/2002.html", "LAUNCH": "/a/2003.html"}
 
 
-def sources_toml(a: FixtureServer, b: FixtureServer, *, timeout: float = 0.5, max_bytes: int = 100_000) -> str:
-    """The sources file for both sites, with test-sized politeness settings."""
+def sources_toml(a: FixtureServer, b: FixtureServer, *, timeout: float = 1.5, max_bytes: int = 100_000) -> str:
+    """The sources file for both sites, with test-sized politeness settings. The timeout leaves
+    ordinary pages ample time on a loaded machine; only the slow page (4 s) reaches it."""
     return f"""
 [defaults]
 user_agent = "newsdedup-test/1.0"

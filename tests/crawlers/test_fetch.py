@@ -19,7 +19,7 @@ from .server import redirect, sequence, slow, static, status
 
 
 def policy(**kw):
-    base = dict(user_agent="newsdedup-test/1.0", delay=0.0, timeout=0.3, max_retries=2, backoff_base=0.01, max_bytes=50_000, max_redirects=3)
+    base = dict(user_agent="newsdedup-test/1.0", delay=0.0, timeout=2.0, max_retries=2, backoff_base=0.01, max_bytes=50_000, max_redirects=3)
     base.update(kw)
     return FetchPolicy(**base)
 
