@@ -114,9 +114,13 @@ class BatchSummary:
 
 
 def _shingle_text(tf: TextFeatures) -> str:
-    if len(exact_form(tf.clean_body)) >= MIN_BODY_CHARS_FOR_KEY:
-        return tf.clean_body
-    return tf.clean_title + "\n" + tf.clean_body
+    return _shingle_source(tf.clean_title, tf.clean_body)
+
+
+def _shingle_source(clean_title_: str, clean_body_: str) -> str:
+    if len(exact_form(clean_body_)) >= MIN_BODY_CHARS_FOR_KEY:
+        return clean_body_
+    return clean_title_ + "\n" + clean_body_
 
 
 def compare_sides(a: _Side, b: _Side, settings: Settings) -> PairEvidence:
@@ -375,6 +379,8 @@ class Indexer:
                     pool.setdefault(pid, pstored)
             cands = []
             for c in pool.values():
+                if c.id not in pending_sides and c.id not in self._side_cache and self._cannot_match(side, c):
+                    continue
                 ev = compare_sides(side, pending_sides[c.id] if c.id in pending_sides else self._side_for(c), self.settings)
                 cands.append(Candidate(c, ev, judge(ev, d, self.settings.simhash)))
             match = self._choose(side, cands, canonicals, pending_sides)
@@ -408,6 +414,24 @@ class Indexer:
                     outcome.cluster_id, outcome.dup_of = first.cluster_id, first.dup_of
                     outcome.reason, outcome.score = first.dup_reason, first.score
         return outcomes  # type: ignore[return-value]
+
+    def _cannot_match(self, side: _Side, stored: StoredArticle) -> bool:
+        """Whether no rule of ``judge`` can accept this stored candidate, told from what its row
+        already holds (exact key, fingerprint, vector, cleaned text) without tokenising it again.
+
+        Most kNN neighbours of a news article are other news: below the semantic cosine floor,
+        not within the SimHash distance and not a trimmed copy, they can only be rejected, so the
+        full comparison (tokens, headline grams, template check) is skipped for them.
+        """
+        d = self.settings.decision
+        if stored.content_key == side.text.content_key:
+            return False
+        if hamming(stored.simhash, side.text.simhash) <= self.settings.simhash.max_distance:
+            return False
+        if side.vector is not None and stored.vector is not None and float(np.dot(side.vector, stored.vector)) >= d.semantic_min_cosine:
+            return False
+        body = stored.clean_body[: self.settings.input.feature_max_chars]
+        return containment(side.shingles, shingles(_shingle_source(stored.clean_title, body))) < d.near_containment
 
     def _choose(
         self, side: _Side, cands: list[Candidate], canonicals: dict[str, StoredArticle], pending_sides: dict[str, _Side]

@@ -30,10 +30,9 @@ class TextFeatures:
     title_md5: str
     body_md5: str
     content_key: str
-    weights: dict[str, float]
     simhash: int
     bands: tuple[int, ...]
-    token_count: int
+    token_count: int  # distinct content tokens; the weights stay in text_features (memory)
     title_vec: dict[str, float]
 
 
@@ -53,7 +52,6 @@ def text_features(title: str, body: str, settings: Settings, *, cleaned: bool = 
         title_md5=md5_hex(ctitle),
         body_md5=md5_hex(cbody),
         content_key=content_key(ctitle, cbody),
-        weights=weights,
         simhash=fingerprint,
         bands=band_keys(fingerprint, settings.simhash.bands),
         token_count=len(weights),
