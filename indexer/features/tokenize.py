@@ -99,4 +99,8 @@ def weighted_tokens(title: str, body: str) -> dict[str, float]:
         counts[tok] += TITLE_WEIGHT
     # One pass: a cached token costs one dictionary probe; only new tokens pay for regexes and lookups.
     idf = _IDF_CACHE.get
-    return {tok: (1.0 + log(tf)) * w for tok, tf in counts.items() if (w := idf(tok)) or (w is None and (w := token_idf(tok)))}
+    return {
+        tok: (w if tf == 1 else (1.0 + log(tf)) * w)  # most words occur once: skip the log
+        for tok, tf in counts.items()
+        if (w := idf(tok)) or (w is None and (w := token_idf(tok)))
+    }
