@@ -59,7 +59,16 @@ def test_sigterm_stops_accepting_drains_and_exits_zero(daemons):
     corpus = _corpus(60)
     assert d.post(corpus).status == 202
     d.signal(signal.SIGTERM)
-    time.sleep(0.05)
+
+    # Wait until the daemon has handled the signal (a fixed sleep raced it on a loaded machine).
+    deadline = time.monotonic() + 10
+    while d.proc.poll() is None and time.monotonic() < deadline:
+        try:
+            if "shutting down" in d.get("/readyz").json()["reasons"]:
+                break
+        except OSError:
+            break  # the listener is closed: it is going
+        time.sleep(0.02)
     try:
         late = d.post([article(500)])
         assert late.status == 503, late.body  # no longer accepting while it drains
