@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import platform
 import sys
 import time
 from collections import Counter
@@ -305,7 +307,9 @@ def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], 
             click.echo(f"  {row.threshold:9.4f}  {row.precision:9.4f}  {row.recall:6.4f}  {row.f1:6.4f}")
         if s.best:
             click.echo(f"  best at precision >= {min_precision}: {s.best.threshold:.4f} (P {s.best.precision:.4f}, R {s.best.recall:.4f}, F1 {s.best.f1:.4f})")
-    plot(sweeps, plot_path, f"{Path(pairs).name}: {len(data)} pairs")
+    made = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    caption = f"newsdedup tune {Path(pairs).name} --label {label_key}  ({made}, {platform.machine()}, {os.cpu_count()} CPUs)"
+    plot(sweeps, plot_path, f"{Path(pairs).name}: {len(data)} pairs", caption)
     click.echo(f"\nprecision-recall plot: {plot_path}")
     click.echo("recommended settings (each layer alone; check them together with `newsdedup eval`):")
     click.echo(settings_snippet(sweeps, settings.simhash.bands) or "(no threshold reaches the precision floor)")

@@ -95,7 +95,9 @@ def sweep(evidence: Sequence[PairEvidence], labels: Sequence[bool], min_precisio
     return out
 
 
-def plot(sweeps: Iterable[Sweep], path: str, title: str) -> None:
+def plot(sweeps: Iterable[Sweep], path: str, title: str, caption: str = "") -> None:
+    """Precision-recall curves, one per layer's score; ``caption`` (the command that made it,
+    date, machine) is printed under the axes."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -113,7 +115,11 @@ def plot(sweeps: Iterable[Sweep], path: str, title: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(loc="lower left")
     ax.set_title(title)
-    fig.tight_layout()
+    if caption:
+        fig.text(0.01, 0.01, caption, fontsize=7)
+        fig.tight_layout(rect=(0, 0.03, 1, 1))
+    else:
+        fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
 
