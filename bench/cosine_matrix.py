@@ -143,11 +143,9 @@ def measure(method: str, n: int, cache: Path, threshold: float) -> dict:
 
 
 def plot(results: list[dict], path: Path, command: str) -> None:
-    import matplotlib
+    import plots
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = plots.pyplot()
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
     for method, label, color in (("seed", "seed: n×n cosine matrix + greedy", "C1"), ("newsdedup", "newsdedup ingest (all layers)", "C0")):
         rs = [r for r in results if r["method"] == method]
@@ -156,10 +154,7 @@ def plot(results: list[dict], path: Path, command: str) -> None:
     ax1.set(xlabel="articles", ylabel="seconds (embeddings precomputed)", title="Time")
     ax2.set(xlabel="articles", ylabel="peak extra RSS (MiB)", title="Memory")
     ax1.legend(fontsize=8)
-    fig.suptitle(command, fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    plots.save(fig, path, command)
 
 
 def main() -> None:
@@ -198,9 +193,7 @@ def main() -> None:
     print(f"  arithmetic, not measured: the float32 matrix alone is n²×4 bytes = {biggest**2 * 4 / 2**30:.1f} GiB at "
           f"{biggest:,}, {100_000**2 * 4 / 2**30:.0f} GiB at 100,000 (this machine has 24 GiB)")
     if args.plot:
-        plot(results, Path(args.plot), "python bench/cosine_matrix.py --sizes " + " ".join(map(str, args.sizes))
-             + f"  ({time.strftime('%Y-%m-%d')}, 2-core AMD EPYC, 24 GiB)")
-        print(f"plot: {args.plot}")
+        plot(results, Path(args.plot), "python bench/cosine_matrix.py --sizes " + " ".join(map(str, args.sizes)))
 
 
 if __name__ == "__main__":

@@ -139,11 +139,9 @@ def main() -> None:
 
 
 def plot(ratios: dict[str, list[float]], args) -> None:
-    import matplotlib
+    import plots
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = plots.pyplot()
     labels = {"blog": "blog recipe\n(jieba + MD5 loop)", "newsdedup": "newsdedup\nclean+tokenise+SimHash+MD5",
               "newsdedup-all": "newsdedup\nall text features", "simhash": "simhash 2.1.2", "minhash": "datasketch\nMinHash"}
     names = list(ratios)
@@ -156,11 +154,7 @@ def plot(ratios: dict[str, list[float]], args) -> None:
     ax.axhline(15, color="grey", ls=":", lw=0.8)
     ax.set_xticks(range(len(names)), [labels.get(n, n) for n in names], fontsize=7)
     ax.set(ylabel="throughput / blog recipe", title=f"Featurise {args.docs} articles of 1,000 characters (median of {args.repeat}, dots: runs)")
-    fig.text(0.01, 0.01, f"python bench/featurize.py --docs {args.docs} --repeat {args.repeat}  ({time.strftime('%Y-%m-%d')}, 2-core AMD EPYC)", fontsize=7)
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
-    Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(args.plot, dpi=110)
-    print(f"plot: {args.plot}")
+    plots.save(fig, args.plot, f"python bench/featurize.py --docs {args.docs} --repeat {args.repeat}")
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from indexer.features.simhash import FINGERPRINT_LAYOUT, band_keys, hamming  # noqa: E402
+from indexer.features.simhash import FINGERPRINT_LAYOUT, band_keys  # noqa: E402
 from indexer.settings import load_settings  # noqa: E402
 from indexer.store import BandQuery, KnnQuery, StoredArticle, TimeWindow  # noqa: E402
 from indexer.store.sqlite import SqliteStore  # noqa: E402
@@ -268,11 +268,9 @@ def report(results: list[dict]) -> None:
 
 
 def plot(results: list[dict], path: Path, command: str) -> None:
-    import matplotlib
+    import plots
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = plots.pyplot()
     ns = [r["n"] for r in results]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
     series = [("embedded store (exact+bands+kNN)", [r["store"]["lookup"] for r in results], "C0"),
@@ -294,10 +292,7 @@ def plot(results: list[dict], path: Path, command: str) -> None:
     ax2.plot(ns, [r["store"]["disk_bytes_per_article"] for r in results], "o:", color="C0", alpha=0.6, label="embedded store on disk")
     ax2.set(xscale="log", xlabel="articles in store", ylabel="bytes per article", title="Memory per article")
     ax2.legend(fontsize=7)
-    fig.suptitle(command, fontsize=8)
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    plots.save(fig, path, command)
 
 
 def main() -> None:
@@ -339,8 +334,7 @@ def main() -> None:
     report(results)
     if args.plot:
         command = "python bench/lookup.py --sizes " + " ".join(map(str, args.sizes)) + f" --queries {args.queries} --vectors {args.vectors}"
-        plot(results, Path(args.plot), f"{command}  ({time.strftime('%Y-%m-%d')}, 2-core AMD EPYC, 24 GiB)")
-        print(f"plot: {args.plot}")
+        plot(results, Path(args.plot), command)
 
 
 if __name__ == "__main__":

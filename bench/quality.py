@@ -162,11 +162,9 @@ def layers(args):
     for layer_set, *ms in rows:
         print(f"  {layer_set:22s} | " + " | ".join(f"{m.precision:.3f} / {m.recall:.3f} / {m.f1:.3f}".ljust(24) for m in ms))
     if args.plot:
-        import matplotlib
+        import plots
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
+        plt = plots.pyplot()
         fig, ax = plt.subplots(figsize=(9, 3.8))
         width = 0.27
         for j, name in enumerate(["reposts (pairwise)", "ecom2022 events (pairwise)", "sohu2021 short pairs"]):
@@ -174,11 +172,7 @@ def layers(args):
         ax.set_xticks(range(len(rows)), [r[0].replace(",", "+") for r in rows])
         ax.set(ylabel="F1", ylim=(0, 1.05), title="Quality of each layer alone and combined")
         ax.legend(fontsize=8)
-        fig.text(0.01, 0.01, f"python bench/quality.py layers --seeds {args.seeds}  ({time.strftime('%Y-%m-%d')}, 2-core AMD EPYC)", fontsize=7)
-        fig.tight_layout(rect=(0, 0.04, 1, 1))
-        Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(args.plot, dpi=110)
-        print(f"plot: {args.plot}")
+        plots.save(fig, args.plot, f"python bench/quality.py layers --seeds {args.seeds}")
 
 
 def main() -> None:
