@@ -49,7 +49,7 @@ class _Bucket:
             rids, ts, vecs = zip(*self.pending)
             self.rids = np.concatenate([self.rids, np.asarray(rids, dtype=np.int64)])
             self.ts = np.concatenate([self.ts, np.asarray(ts, dtype=np.float64)])
-            self.vecs = np.vstack([self.vecs, np.vstack(vecs).astype(np.float32)])
+            self.vecs = np.vstack([self.vecs, np.vstack(vecs).astype(np.float32, copy=False)])
             self.pending = []
         return self.rids, self.ts, self.vecs
 
@@ -76,7 +76,9 @@ class DayVectors:
         bucket = self._buckets.get(key)
         if bucket is None:
             rids, ts, vecs = self._load(key)
-            bucket = _Bucket(rids.astype(np.int64), ts.astype(np.float64), vecs.reshape(-1, self._dims).astype(np.float32))
+            # copy=False: the loader's arrays usually have these types already; a day can be MBs.
+            bucket = _Bucket(rids.astype(np.int64, copy=False), ts.astype(np.float64, copy=False),
+                             vecs.reshape(-1, self._dims).astype(np.float32, copy=False))
             self._buckets[key] = bucket
             self._held += len(bucket)
         self._buckets.move_to_end(key)
@@ -109,10 +111,6 @@ class DayVectors:
         self._evict(set(keys))
         found.sort(key=lambda pair: -pair[0])
         return [(rid, score) for score, rid in found[:k]]
-
-    def clear(self) -> None:
-        self._buckets.clear()
-        self._held = 0
 
 
 def stack(rows: Sequence[tuple[int, float | None, bytes]], dims: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
