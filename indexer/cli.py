@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from .cli_options import CliError, common_options, settings_from_options
+from .cli_options import CliError, common_options, config_options, settings_from_options
 from .errors import NewsdedupError
 from .settings import Settings, describe
 
@@ -225,8 +225,7 @@ def clusters(store: str | None, config: str | None, sets: tuple[str, ...], top: 
 @main.command("eval")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--truth", "truth_key", required=True, help="Record field holding the true cluster label (e.g. event_id).")
-@click.option("--config", type=click.Path(dir_okay=False), envvar="NEWSDEDUP_CONFIG", help="TOML settings file.")
-@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting.")
+@config_options
 @click.option("--show", default=5, show_default=True, help="How many false merges and misses to list.")
 def evaluate(path: str, truth_key: str, config: str | None, sets: tuple[str, ...], show: int) -> None:
     """Ingest PATH into a temporary embedded store and score its clusters against the label in
@@ -265,8 +264,7 @@ def evaluate(path: str, truth_key: str, config: str | None, sets: tuple[str, ...
 @main.command()
 @click.argument("pairs", type=click.Path(exists=True, dir_okay=False))
 @click.option("--label", "label_key", required=True, help="Field with the 0/1 duplicate label (e.g. labelB).")
-@click.option("--config", type=click.Path(dir_okay=False), envvar="NEWSDEDUP_CONFIG", help="TOML settings file.")
-@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting.")
+@config_options
 @click.option("--plot", "plot_path", default="tune-pr.png", show_default=True, help="Precision-recall plot (PNG).")
 @click.option("--min-precision", default=0.95, show_default=True, help="Recommend the best F1 at or above this precision.")
 @click.option("--limit", default=0, help="Use only the first N pairs (0: all).")
@@ -277,7 +275,7 @@ def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], 
     from .features.embedding import create_embedder
     from .pipeline import Indexer
     from .readers import Record, read_records
-    from .tuning import pair_from_line, plot, settings_snippet, sweep
+    from .tuning import evidence_for_pairs, pair_from_line, plot, settings_snippet, sweep
 
     settings = settings_from_options(config, None, sets)
     data: list = []
@@ -293,8 +291,6 @@ def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], 
     if not data:
         raise CliError(f"no labelled pairs in {pairs}")
     indexer = Indexer(settings, store=None, featurizer=Featurizer(settings, create_embedder(settings.embedding.model)))  # type: ignore[arg-type]
-    from .tuning import evidence_for_pairs
-
     evidence = evidence_for_pairs(indexer, data)
     labels = [y for _, _, y in data]
     sweeps = sweep(evidence, labels, min_precision)

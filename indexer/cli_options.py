@@ -29,8 +29,15 @@ def settings_from_options(config: str | None, store: str | None, sets: tuple[str
         raise click.ClickException(str(exc)) from None
 
 
-def common_options(func):
+def config_options(func):
+    """--config and --set, for commands that bring their own store (or need none)."""
     func = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting, e.g. decision.time_window_days=3.")(func)
     func = click.option("--config", type=click.Path(dir_okay=False), envvar="NEWSDEDUP_CONFIG", help="TOML settings file.")(func)
+    return func
+
+
+def common_options(func):
+    """--store, --config and --set."""
+    func = config_options(func)
     func = click.option("--store", metavar="DIR_OR_URL", help="Embedded store directory or Elasticsearch URL (store.path).")(func)
     return func
