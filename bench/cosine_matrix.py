@@ -36,7 +36,6 @@ sys.path.insert(0, str(ROOT / "bench"))
 import datasets  # noqa: E402
 
 from indexer.evaluation import pairwise_prf  # noqa: E402
-from indexer.features import embedding_text, text_features  # noqa: E402
 from indexer.settings import load_settings  # noqa: E402
 
 ARTICLES_PER_SEED = 7  # repost_set makes about this many articles per real seed article
@@ -53,8 +52,7 @@ def corpus(cache: Path, n: int) -> tuple[list[dict], dict[str, str], np.ndarray]
 
         records, truth = datasets.repost_set(n // ARTICLES_PER_SEED + 50)
         settings = load_settings(environ={})
-        texts = [embedding_text(f.clean_title, f.clean_body, settings.embedding.max_chars)
-                 for f in (text_features(r["title"], r["content"], settings) for r in records)]
+        texts = datasets.embedded_texts(records, settings)
         print(f"embedding {len(texts):,} articles once (cached in {cache})", file=sys.stderr)
         vectors = create_embedder(settings.embedding.model).encode(texts)
         rows = [{"record": r, "truth": truth[r["id"]]} for r in records]
@@ -115,8 +113,7 @@ def run_newsdedup(records: list[dict], vectors: np.ndarray) -> dict[str, str]:
 
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(overrides={"store.path": tmp}, environ={})
-        texts = [embedding_text(f.clean_title, f.clean_body, settings.embedding.max_chars)
-                 for f in (text_features(r["title"], r["content"], settings) for r in records)]
+        texts = datasets.embedded_texts(records, settings)
         embedder = CachedVectors(dict(zip(texts, vectors)))
         store = open_store(settings, vector_dims=embedder.dims, embedding_model=embedder.name)
         with Indexer(settings, store, Featurizer(settings, embedder)) as ix:

@@ -44,6 +44,14 @@ def cec_articles():
             yield {"id": f"cec-{row['id']}", "title": row["title"], "content": row["body"]}
 
 
+
+def embedded_texts(records, settings) -> list[str]:
+    """What the indexer embeds for each record: clean title + body cut to embedding.max_chars."""
+    from indexer.features import embedding_text, text_features
+
+    return [embedding_text(f.clean_title, f.clean_body, settings.embedding.max_chars)
+            for f in (text_features(r["title"], r["content"], settings) for r in records)]
+
 # ---- synthetic reposts of real articles ---------------------------------------------------------
 _TITLE_TAGS = ["【快讯】", "【转载】", "【关注】", "突发！", "重磅：", "〔热点〕", "【独家】", "最新！"]
 _SITE_SUFFIX = ["_新浪新闻", " - 网易新闻", "|凤凰网", "_腾讯新闻", "_手机搜狐网"]

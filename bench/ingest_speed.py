@@ -27,7 +27,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import datasets  # noqa: E402
 
 from indexer.errors import FeatureError  # noqa: E402
-from indexer.features import embedding_text, text_features  # noqa: E402
 from indexer.features.embedding import create_embedder  # noqa: E402
 from indexer.pipeline import Indexer  # noqa: E402
 from indexer.settings import load_settings  # noqa: E402
@@ -89,8 +88,7 @@ def main() -> None:
     args = parser.parse_args()
     records = [a for a in datasets.inews_articles() if a["content"].strip()][: args.n]
     settings = load_settings(environ={})
-    texts = [embedding_text(f.clean_title, f.clean_body, settings.embedding.max_chars)
-             for f in (text_features(r["title"], r["content"], settings) for r in records)]
+    texts = datasets.embedded_texts(records, settings)
     print(f"{len(records)} ccf2019_inews articles; embedded text = clean title + body cut to {settings.embedding.max_chars} chars "
           f"(mean {np.mean([len(t) for t in texts]):.0f} chars)")
     rates = {name: embed_rate(name, texts) for name in args.backends}

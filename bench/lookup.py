@@ -63,13 +63,11 @@ def fitted_gaussian(data_dir: Path) -> tuple[np.ndarray, np.ndarray]:
             return z["mean"], z["chol"]
     import datasets
 
-    from indexer.features import embedding_text, text_features
     from indexer.features.embedding import create_embedder
 
     settings = load_settings(environ={})
     records = [r for _, r in zip(range(3000), (a for a in datasets.inews_articles() if a["content"].strip()))]
-    texts = [embedding_text(f.clean_title, f.clean_body, settings.embedding.max_chars)
-             for f in (text_features(r["title"], r["content"], settings) for r in records)]
+    texts = datasets.embedded_texts(records, settings)
     vectors = create_embedder(settings.embedding.model).encode(texts).astype(np.float64)
     mean = vectors.mean(axis=0)
     cov = np.cov(vectors, rowvar=False) + 1e-6 * np.eye(vectors.shape[1])
