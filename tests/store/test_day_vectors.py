@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
+import pytest
 
-from indexer.store import KnnQuery, TimeWindow
-from indexer.store.day_vectors import DAY_SECONDS, UNDATED, DayVectors, day_of
+from indexer.store import KnnQuery, TimeWindow, day_vectors
+from indexer.store.day_vectors import DAY_SECONDS, UNDATED, DayVectors, day_of, quantise
 
 from .test_contract import art, unit
 from .test_sqlite import open_store
@@ -70,3 +71,122 @@ def test_store_knn_inside_a_window_is_exact_and_sees_new_writes(tmp_path):
         s.write([art("late", vector=unit(50, 8), when=t0 + timedelta(days=15))])
         [hits] = s.knn([KnnQuery(unit(50, 8), k=2, min_score=0.99, window=window, exclude_id="a50")])
         assert [a.id for a, _ in hits] == ["late"]
+
+
+class _Rows:
+    """Rows as SQLite would hold them: the loader reads what is written; a loaded day also hears of
+    each write through ``add``, as SqliteStore does."""
+
+    def __init__(self, dims: int):
+        self.dims = dims
+        self.vecs = np.zeros((0, dims), np.float32)
+        self.ts = np.zeros(0)  # nan: undated
+        self.days = DayVectors(self.load, dims)
+
+    def load(self, day):
+        pick = np.isnan(self.ts) if day is UNDATED else np.floor(self.ts / DAY_SECONDS) == day
+        return np.flatnonzero(pick), np.nan_to_num(self.ts[pick]), self.vecs[pick]
+
+    def write(self, vecs: np.ndarray, ts: np.ndarray) -> None:
+        first = len(self.vecs)
+        self.vecs = np.vstack([self.vecs, vecs.astype(np.float32)])
+        self.ts = np.concatenate([self.ts, ts])
+        for rid in range(first, len(self.vecs)):
+            self.days.add(rid, None if np.isnan(self.ts[rid]) else float(self.ts[rid]), self.vecs[rid])
+
+    def check(self, q: np.ndarray, k: int, min_score: float, start: float, end: float) -> list[tuple[int, float]]:
+        """The search, checked against brute force over every row."""
+        got = self.days.search(q, k, min_score, start, end)
+        exact = self.vecs.astype(np.float64) @ q.astype(np.float64)
+        ok = (np.isnan(self.ts) | ((self.ts >= start) & (self.ts <= end))) & (exact >= min_score)
+        want = sorted(np.flatnonzero(ok), key=lambda i: (-exact[i], i))[:k]
+        assert len(got) == len(want)
+        assert len({rid for rid, _ in got}) == len(got) and all(ok[rid] for rid, _ in got)
+        for (rid, score), w in zip(got, want):
+            assert abs(score - exact[rid]) < 1e-5
+            assert rid == w or abs(exact[rid] - exact[w]) < 1e-6  # the same row, or a tie within float32 rounding
+        return got
+
+
+def _anisotropic(rng, n: int, dims: int, mean: np.ndarray, spread: float) -> np.ndarray:
+    vecs = mean + spread * rng.normal(size=(n, dims))
+    return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+
+
+def _dated(rng, n: int, days: int, undated: float) -> np.ndarray:
+    ts = rng.uniform(0, days * DAY_SECONDS, size=n)
+    ts[rng.random(n) < undated] = np.nan
+    return ts
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_int8_scan_returns_the_exact_float_top_k(seed):
+    # Embeddings share a direction (cosines of 0.2-0.5 between unrelated rows), so many rows sit
+    # near the cosine floor and near each other: what the int8 error bounds have to get right.
+    rng = np.random.default_rng(seed)
+    dims = 64
+    mean = rng.normal(size=dims)
+    mean *= 0.6 / np.linalg.norm(mean)
+    rows = _Rows(dims)
+    rows.write(_anisotropic(rng, 3000, dims, mean, 0.8 / np.sqrt(dims)), _dated(rng, 3000, 20, 0.03))
+    rows.write(np.zeros((1, dims)), np.array([5.5 * DAY_SECONDS]))  # a zero vector scores 0 against anything
+
+    def ask(count: int) -> None:
+        for _ in range(count):
+            q = rows.vecs[rng.integers(len(rows.vecs))] + rng.normal(size=dims) * 0.05
+            q = (q / np.linalg.norm(q)).astype(np.float32)
+            start = rng.uniform(-DAY_SECONDS, 18 * DAY_SECONDS)  # windows cut their first and last days
+            end = start + rng.uniform(0.2, 6) * DAY_SECONDS
+            for k, min_score in [(1, 0.3), (20, 0.3), (20, -1.0), (10, 0.6), (5000, 0.5), (3, 0.99)]:
+                rows.check(q, k, min_score, start, end)
+
+    ask(15)
+    # Later writes: appended to loaded days (merged and quantised on the next search), read by the
+    # loader for the others, near copies of stored rows so they compete for the top places.
+    copies = rows.vecs[rng.integers(len(rows.vecs), size=400)] + rng.normal(size=(400, dims)) * 0.01
+    rows.write(copies / np.linalg.norm(copies, axis=1, keepdims=True), _dated(rng, 400, 20, 0.05))
+    ask(15)
+
+
+def test_without_simsimd_numpy_computes_the_same_products(monkeypatch):
+    monkeypatch.setattr(day_vectors, "simsimd", None)
+    test_int8_scan_returns_the_exact_float_top_k(0)
+
+
+def test_near_ties_are_ranked_by_the_exact_scores():
+    # 500 rows within 1% of one vector: their scores spread over ~0.002, less than the int8 error
+    # bound (~0.0125), so every row is rescored, and the approximate scores alone rank them wrongly.
+    rng = np.random.default_rng(7)
+    dims = 128
+    base = rng.normal(size=dims) / np.sqrt(dims)
+    vecs = base + rng.normal(size=(500, dims)) * 0.01 / np.sqrt(dims)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    rows = _Rows(dims)
+    rows.write(vecs, rng.uniform(0, 3 * DAY_SECONDS, size=500))
+    q = base + 0.3 * rng.normal(size=dims) / np.sqrt(dims)
+    q = (q / np.linalg.norm(q)).astype(np.float32)
+
+    codes, scale, _, _ = quantise(rows.vecs)
+    approx = (codes.astype(np.float64) @ quantise(q[None, :])[0][0].astype(np.float64)) * scale
+    exact = rows.vecs @ q
+    assert list(np.argsort(-approx, kind="stable")[:10]) != list(np.argsort(-exact, kind="stable")[:10])
+
+    for k in (1, 10, 100):
+        got = rows.check(q, k, 0.5, 0, 3 * DAY_SECONDS)
+        assert len(got) == k
+
+
+def test_a_query_along_a_rows_rounding_error_still_finds_it():
+    # The worst case of the error bound: the query points along a row's int8 rounding residual, so
+    # the approximate score misses that row's score by the whole residual. Loosen the bound and the
+    # row falls under the floor set just below its score.
+    rng = np.random.default_rng(11)
+    dims = 64
+    rows = _Rows(dims)
+    rows.write(_anisotropic(rng, 200, dims, np.zeros(dims), 1.0), rng.uniform(0, DAY_SECONDS, size=200))
+    codes, scale, _, _ = quantise(rows.vecs)
+    for rid in range(20):
+        residual = rows.vecs[rid] - scale[rid] * codes[rid].astype(np.float32)
+        q = (residual / np.linalg.norm(residual)).astype(np.float32)
+        score = float(rows.vecs[rid] @ q)
+        assert rid in [r for r, _ in rows.check(q, 200, score - 1e-6, 0, DAY_SECONDS)]
