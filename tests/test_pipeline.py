@@ -142,3 +142,27 @@ def test_explain_reports_the_evidence(make_indexer):
     first = report["comparisons"][0]
     assert first["id"] == "a" and first["role"] == "dup_of" and first["verdict"] == "near"
     assert first["evidence"]["containment"] >= 0.8
+
+
+def test_precheck_shingle_cache_is_bounded_and_changes_no_decision(make_indexer, monkeypatch):
+    import indexer.pipeline as pipeline
+
+    paragraphs = CPI.split("\n") + QUAKE.split("\n")
+    records = [rec(f"r{i}", f"报道{i}：" + paragraphs[i % len(paragraphs)][:12],
+                   "\n".join(paragraphs[j % len(paragraphs)] for j in range(i, i + 1 + i % 3)), day=10 + i % 5)
+               for i in range(14)]
+
+    def decisions(ix):
+        out = [o for r in records for o in ix.index_many([r])]  # one per batch: candidates come from the store
+        return [(o.decision, o.cluster_id, o.reason) for o in out]
+
+    roomy = make_indexer()
+    expected = decisions(roomy)
+    assert roomy._precheck_shingles, "the pre-check ran and kept what it computed"
+    assert any(d is Decision.DUPLICATE for d, _, _ in expected) and any(d is Decision.NEW for d, _, _ in expected)
+
+    budget = max(a.nbytes for a in roomy._precheck_shingles.values()) * 2
+    monkeypatch.setattr(pipeline, "PRECHECK_CACHE_BYTES", budget)
+    tight = make_indexer()
+    assert decisions(tight) == expected
+    assert tight._precheck_bytes == sum(a.nbytes for a in tight._precheck_shingles.values()) <= budget
