@@ -147,7 +147,7 @@ class UseM3:
             else:
                 # Each worker runs single-threaded matrix products: the products are only half of
                 # the work, and the rest (gathers, slice sums) would leave a second BLAS thread idle.
-                with self._limit_threads(limits=1 if self._threads > 1 else None, user_api="blas"):
+                with self._limit_threads(limits=1, user_api="blas"):
                     self._encode_all(pieces, out)
         return out
 
