@@ -113,7 +113,10 @@ def containment(a: np.ndarray, b: np.ndarray) -> float:
     small, large = (a, b) if len(a) <= len(b) else (b, a)
     if len(small) < MIN_CONTAINMENT_SHINGLES:
         return 0.0
-    return np.intersect1d(small, large, assume_unique=True).size / len(small)
+    # Both are sorted: look each of the smaller set's hashes up in the larger (no merge sort).
+    at = np.searchsorted(large, small)
+    at[at == len(large)] = 0
+    return int(np.count_nonzero(large[at] == small)) / len(small)
 
 
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")

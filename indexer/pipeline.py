@@ -181,22 +181,32 @@ class _BatchIndex:
         self.by_key: dict[str, list[str]] = {}
         self.by_band: dict[int, list[str]] = {}
         self.ids: list[str] = []
-        self.vectors: list[np.ndarray] = []
+        self._vectors: np.ndarray | None = None  # rows 0..len(ids)-1 used; doubled when full
+
+    @property
+    def vectors(self) -> np.ndarray:
+        return self._vectors[: len(self.ids)] if self._vectors is not None else np.zeros((0, 0), np.float32)
 
     def add(self, side: _Side) -> None:
         self.by_key.setdefault(side.text.content_key, []).append(side.id)
         for band in side.text.bands:
             self.by_band.setdefault(band, []).append(side.id)
         if side.vector is not None:
+            n = len(self.ids)
+            if self._vectors is None or n == len(self._vectors):
+                grown = np.zeros((max(64, 2 * n), len(side.vector)), dtype=np.float32)
+                if self._vectors is not None:
+                    grown[:n] = self._vectors
+                self._vectors = grown
+            self._vectors[n] = side.vector
             self.ids.append(side.id)
-            self.vectors.append(side.vector)
 
     def candidates(self, side: _Side, k: int, floor: float) -> list[str]:
         found = dict.fromkeys(self.by_key.get(side.text.content_key, []))
         for band in side.text.bands:
             found.update(dict.fromkeys(self.by_band.get(band, [])))
-        if side.vector is not None and self.vectors:
-            scores = np.vstack(self.vectors) @ side.vector
+        if side.vector is not None and self.ids:
+            scores = self.vectors @ side.vector
             for j in np.argsort(-scores)[:k]:
                 if scores[j] >= floor:
                     found[self.ids[j]] = None
@@ -302,10 +312,13 @@ class Indexer:
         side = self._side_cache.get(stored.id)
         if side is None:
             tf = text_features(stored.clean_title, stored.clean_body, self.settings, cleaned=True)
-            side = _Side.of(stored.id, tf, stored.vector, stored.publish_time)
-            if len(self._side_cache) >= SIDE_CACHE_SIZE:
-                del self._side_cache[next(iter(self._side_cache))]  # oldest first
-            self._side_cache[stored.id] = side
+            side = self._remember(_Side.of(stored.id, tf, stored.vector, stored.publish_time))
+        return side
+
+    def _remember(self, side: _Side) -> _Side:
+        if len(self._side_cache) >= SIDE_CACHE_SIZE:
+            del self._side_cache[next(iter(self._side_cache))]  # oldest first
+        self._side_cache[side.id] = side
         return side
 
     def _gather(self, sides: Sequence[_Side], windows: Sequence[TimeWindow], exclude: Sequence[str | None]) -> list[list[StoredArticle]]:
@@ -385,9 +398,10 @@ class Indexer:
                     pool.setdefault(pid, pstored)
             cands = []
             for c in pool.values():
-                if c.id not in pending_sides and c.id not in self._side_cache and self._cannot_match(side, c):
+                known = pending_sides.get(c.id) or self._side_cache.get(c.id)
+                if self._cannot_match(side, c, known.shingles if known is not None else None):
                     continue
-                ev = compare_sides(side, pending_sides[c.id] if c.id in pending_sides else self._side_for(c), self.settings)
+                ev = compare_sides(side, known or self._side_for(c), self.settings)
                 cands.append(Candidate(c, ev, judge(ev, d, self.settings.simhash)))
             match = self._choose(side, cands, canonicals, pending_sides)
             stored = StoredArticle(
@@ -412,6 +426,10 @@ class Indexer:
                 stored.dup_reason, stored.score,
             )
         self.store.write(decided)
+        # Fresh articles are the likeliest candidates of the next ones (reposts follow within hours):
+        # keep their sides, which equal what _side_for would rebuild from the stored rows.
+        for stored in decided:
+            self._remember(pending_sides[stored.id])
         # Repeats inside the batch report the cluster their first copy got.
         for i, outcome in enumerate(outcomes):
             if outcome is not None and outcome.decision is Decision.ALREADY_INDEXED and outcome.cluster_id is None:
@@ -421,7 +439,7 @@ class Indexer:
                     outcome.reason, outcome.score = first.dup_reason, first.score
         return outcomes  # type: ignore[return-value]
 
-    def _cannot_match(self, side: _Side, stored: StoredArticle) -> bool:
+    def _cannot_match(self, side: _Side, stored: StoredArticle, stored_shingles: np.ndarray | None = None) -> bool:
         """Whether no rule of ``judge`` can accept this stored candidate, told from what its row
         already holds (exact key, fingerprint, vector, cleaned text) without tokenising it again.
 
@@ -436,7 +454,9 @@ class Indexer:
             return False
         if side.vector is not None and stored.vector is not None and float(np.dot(side.vector, stored.vector)) >= d.semantic_min_cosine:
             return False
-        return containment(side.shingles, self._stored_shingles(stored)) < d.near_containment
+        if stored_shingles is None:
+            stored_shingles = self._stored_shingles(stored)
+        return containment(side.shingles, stored_shingles) < d.near_containment
 
     def _stored_shingles(self, stored: StoredArticle) -> np.ndarray:
         found = self._precheck_shingles.get(stored.id)

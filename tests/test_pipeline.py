@@ -153,7 +153,10 @@ def test_precheck_shingle_cache_is_bounded_and_changes_no_decision(make_indexer,
                for i in range(14)]
 
     def decisions(ix):
-        out = [o for r in records for o in ix.index_many([r])]  # one per batch: candidates come from the store
+        out = []
+        for r in records:  # one per batch, forgetting the sides kept in memory: every candidate is a stored row
+            out += ix.index_many([r])
+            ix._side_cache.clear()
         return [(o.decision, o.cluster_id, o.reason) for o in out]
 
     roomy = make_indexer()
@@ -166,3 +169,16 @@ def test_precheck_shingle_cache_is_bounded_and_changes_no_decision(make_indexer,
     tight = make_indexer()
     assert decisions(tight) == expected
     assert tight._precheck_bytes == sum(a.nbytes for a in tight._precheck_shingles.values()) <= budget
+
+
+def test_a_fresh_articles_kept_side_equals_the_one_rebuilt_from_its_row(make_indexer):
+    import numpy as np
+
+    ix = make_indexer()
+    html = "<p>原标题：10月CPI同比上涨2.1%</p>" + "".join(f"<p>{p}</p>" for p in CPI.split("\n")) + "<p>责任编辑：王五</p>"
+    ix.index_many([rec("a", "【快讯】10月CPI同比上涨2.1%", html)])
+    kept = ix._side_cache.pop("a")
+    rebuilt = ix._side_for(ix.store.get_many(["a"])["a"])
+    assert kept is not rebuilt and kept.text == rebuilt.text
+    assert np.array_equal(kept.shingles, rebuilt.shingles) and np.array_equal(kept.vector, rebuilt.vector)
+    assert kept.publish_time == rebuilt.publish_time
