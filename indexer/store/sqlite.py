@@ -14,6 +14,7 @@ import logging
 import os
 import sqlite3
 import threading
+from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -77,6 +78,9 @@ _SQL_VARS = 900  # stay under SQLite's bound-parameter limit in IN (...) lists
 # Windows up to this long are answered exactly from per-day vectors (day_vectors.py); longer or
 # open-ended ones by the HNSW graph with the window applied after the search.
 EXACT_WINDOW_MAX_DAYS = 62
+# Articles read for band and kNN candidates, kept by row id: the same window neighbours are asked
+# for article after article, and rows are never changed once written (newsdedup only inserts).
+CANDIDATE_ROWS_CACHED = 4096
 
 
 def _ts(when: datetime | None) -> float | None:
@@ -134,6 +138,7 @@ class SqliteStore:
                 "simhash_bands": str(bands),
             }
         )
+        self._candidate_rows: OrderedDict[int, StoredArticle] = OrderedDict()
         self._ann = None
         self._ann_max_rid = 0
         self._unsaved = 0
@@ -265,6 +270,20 @@ class SqliteStore:
             out.extend(self._select_pairs(f"{column} IN ({','.join('?' * len(chunk))})", chunk))
         return out
 
+    def _by_rid(self, rids: Sequence[int]) -> dict[int, StoredArticle]:
+        """Articles by row id, from the candidate cache where it has them."""
+        with self._lock:
+            found = {rid: self._candidate_rows[rid] for rid in rids if rid in self._candidate_rows}
+            for rid in found:
+                self._candidate_rows.move_to_end(rid)
+            missing = [rid for rid in rids if rid not in found]
+            if missing:
+                for rid, article in self._select_in("rid", missing):
+                    found[rid] = self._candidate_rows[rid] = article
+                while len(self._candidate_rows) > CANDIDATE_ROWS_CACHED:
+                    self._candidate_rows.popitem(last=False)
+        return found
+
     # ---- the Store protocol ------------------------------------------------------------------------
     def get_many(self, ids: Sequence[str]) -> dict[str, StoredArticle]:
         return {a.id: a for _, a in self._select_in("id", ids)}
@@ -295,7 +314,7 @@ class SqliteStore:
                     [*q.bands, *window_args],
                 ).fetchall()
             rids = [rid for rid, simhash in keys if q.admits(from_signed(simhash))]
-            found = sorted(self._select_in("rid", rids), key=lambda pair: pair[0]) if rids else []
+            found = sorted(self._by_rid(rids).items(), key=lambda pair: pair[0]) if rids else []
             results.append([a for _, a in found if a.id != q.exclude_id])
         return results
 
@@ -317,7 +336,7 @@ class SqliteStore:
         return result[: q.k]
 
     def _rows_for_hits(self, hits: list[tuple[int, float]], q: KnnQuery) -> list[tuple[StoredArticle, float]]:
-        by_rid = dict(self._select_in("rid", [rid for rid, _ in hits])) if hits else {}
+        by_rid = self._by_rid([rid for rid, _ in hits]) if hits else {}
         return [
             (by_rid[rid], score) for rid, score in hits
             if rid in by_rid and by_rid[rid].id != q.exclude_id and q.window.contains(by_rid[rid].publish_time)

@@ -89,3 +89,46 @@ def test_a_schema_1_store_is_upgraded_in_place(tmp_path):
         window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
         [found] = s.find_band_candidates([BandQuery(band_keys(base, 4), window, simhash=base, max_distance=3)])
         assert version == "2" and [a.id for a in found] == ["a1"]
+
+
+def test_candidate_rows_cache_is_bounded_and_answers_like_the_table(tmp_path, monkeypatch):
+    from datetime import timedelta
+
+    from indexer.store import BandQuery, TimeWindow
+
+    from .test_contract import T0
+
+    monkeypatch.setattr(sqlite_store, "CANDIDATE_ROWS_CACHED", 5)
+    window = TimeWindow(T0 - timedelta(days=3), T0 + timedelta(days=3))
+    asked = [KnnQuery(unit(i), k=4, min_score=-1.0, window=window) for i in range(6)]
+    bands = [BandQuery(art("q", simhash=i).bands, window, None, i, 3) for i in (1, 2, 3)]
+    def seen(store):
+        def row(a):
+            return (a.export_record(), a.vector.tobytes(), a.clean_body, a.simhash, a.bands, a.content_key)
+
+        return ([[(row(a), round(score, 6)) for a, score in hits] for hits in store.knn(asked)],
+                [[row(a) for a in found] for found in store.find_band_candidates(bands)])
+
+    with open_store(tmp_path) as s:
+        s.write([art(f"a{i}", vector=unit(i), simhash=i % 4) for i in range(12)])
+        first = seen(s)
+        again = seen(s)  # now partly from the cache
+        assert len(s._candidate_rows) == 5
+    with open_store(tmp_path) as fresh:
+        fresh._candidate_rows = _Uncached()  # every row from the table
+        expected = seen(fresh)
+    assert expected[0][0] and expected[1][0]
+    assert first == expected and again == expected
+
+
+class _Uncached(dict):
+    """A cache that keeps nothing."""
+
+    def __setitem__(self, key, value):
+        pass
+
+    def move_to_end(self, key):
+        pass
+
+    def popitem(self, last=True):
+        raise KeyError
