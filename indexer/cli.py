@@ -24,6 +24,9 @@ log = logging.getLogger("newsdedup")
 EXIT_REJECTS = 3  # the run finished, but some input records were rejected (see the rejects file)
 
 
+BATCHES_PER_CALL = 4
+
+
 def _open_indexer(settings: Settings):
     from .pipeline import Indexer
 
@@ -98,7 +101,9 @@ def ingest(path: str, store: str | None, config: str | None, sets: tuple[str, ..
                     continue
                 batch.append(item.data)
                 places.append(item.where)
-                if len(batch) >= settings.input.batch_size:
+                # Several batches per call: the indexer computes the next batch's features while it
+                # decides the current one.
+                if len(batch) >= settings.input.batch_size * BATCHES_PER_CALL:
                     flush()
             if batch:
                 flush()

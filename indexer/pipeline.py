@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from enum import Enum
@@ -223,6 +224,7 @@ class Indexer:
         self._side_cache: dict[str, _Side] = {}
         self._precheck_shingles: dict[str, np.ndarray] = {}
         self._precheck_bytes = 0
+        self._feature_thread: ThreadPoolExecutor | None = None
 
     @classmethod
     def open(cls, settings: Settings) -> "Indexer":
@@ -232,6 +234,8 @@ class Indexer:
         return cls(settings, store, Featurizer(settings, embedder))
 
     def close(self) -> None:
+        if self._feature_thread is not None:
+            self._feature_thread.shutdown(wait=True)
         self.store.close()
 
     def __enter__(self) -> "Indexer":
@@ -259,12 +263,36 @@ class Indexer:
             outcomes.append(None)
             valid.append((i, article))
         size = self.settings.input.batch_size
-        for start in range(0, len(valid), size):
-            chunk = valid[start : start + size]
-            for (i, _), outcome in zip(chunk, self._index_batch([a for _, a in chunk])):
+        chunks = [[a for _, a in valid[start : start + size]] for start in range(0, len(valid), size)]
+        # While a batch is decided (Python, one core), the next one's features are computed on a
+        # second thread: the embedding model runs outside the GIL, so the cores overlap the two.
+        ahead: Future | None = None
+        at = 0
+        for n, chunk in enumerate(chunks):
+            features = ahead.result() if ahead is not None else {}
+            ahead = self._features_ahead(chunks[n + 1]) if n + 1 < len(chunks) else None
+            for (i, _), outcome in zip(valid[at : at + len(chunk)], self._index_batch(chunk, features)):
                 outcome.where = where[i] if where is not None else None
                 outcomes[i] = outcome
+            at += len(chunk)
         return outcomes  # type: ignore[return-value]
+
+    def _features_ahead(self, articles: list[Article]) -> Future:
+        """Features of the articles not stored yet, by article id, computed on the feature thread."""
+        known = self.store.get_many([a.id for a in articles])
+        first_copies: dict[str, Article] = {}  # the first copy of an id is the one decided
+        for a in articles:
+            if a.id not in known:
+                first_copies.setdefault(a.id, a)
+        todo = list(first_copies.values())
+
+        def compute() -> dict[str, tuple[TextFeatures, np.ndarray | None]]:
+            texts = [self.featurizer.text(a) for a in todo]
+            return {a.id: (t, v) for a, t, v in zip(todo, texts, self.featurizer.embed(texts))}
+
+        if self._feature_thread is None:
+            self._feature_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="features-ahead")
+        return self._feature_thread.submit(compute)
 
     def compare(self, a: Mapping | Article, b: Mapping | Article) -> tuple[PairEvidence, Verdict | None]:
         """The ingest rules applied to one pair, ignoring time windows and clusters."""
@@ -349,7 +377,9 @@ class Indexer:
             out.append(list(pool.values()))
         return out
 
-    def _index_batch(self, articles: list[Article]) -> list[IndexOutcome]:
+    def _index_batch(
+        self, articles: list[Article], ahead: Mapping[str, tuple[TextFeatures, np.ndarray | None]] | None = None
+    ) -> list[IndexOutcome]:
         outcomes: list[IndexOutcome | None] = [None] * len(articles)
         known = self.store.get_many([a.id for a in articles])
         by_url = self.store.find_by_canonical_url([a.canonical_url for a in articles if not a.id_given and a.canonical_url])
@@ -372,8 +402,12 @@ class Indexer:
                 batch_urls.setdefault(a.canonical_url, i)
             fresh.append(i)
 
-        texts = [self.featurizer.text(articles[i]) for i in fresh]
-        vectors = self.featurizer.embed(texts)
+        ready = [ahead.get(articles[i].id) if ahead else None for i in fresh]
+        texts = [r[0] if r is not None else self.featurizer.text(articles[i]) for i, r in zip(fresh, ready)]
+        missing = [j for j, r in enumerate(ready) if r is None]
+        vectors = [r[1] if r is not None else None for r in ready]
+        for j, v in zip(missing, self.featurizer.embed([texts[j] for j in missing])):
+            vectors[j] = v
         sides = [
             _Side.of(articles[i].id, t, v, articles[i].publish_time)
             for i, t, v in zip(fresh, texts, vectors)

@@ -98,3 +98,15 @@ def test_sentencepiece_reads_unknown_runs_as_one_piece(use_m3):
     pieces = use_m3.tokenize(["謾俯諱弩躬"])[0]
     assert pieces[0] == 1 and pieces[-1] == 2  # <s> ... </s>
     assert pieces[1:-1].count(0) == 1  # one <unk> for the run
+
+
+def test_equal_calls_give_bitwise_equal_vectors():
+    """Pieces are computed in call order, not by whichever worker runs first."""
+    from indexer.features.use_m3 import UseM3
+
+    texts = [f"{i}号文章：" + t for i in range(30) for t in _TEXTS[:3]]
+    runs = []
+    for _ in range(2):
+        model = UseM3(threads=2)
+        runs.append(np.vstack([model.encode(texts[i : i + 25]) for i in range(0, len(texts), 25)]))
+    assert np.array_equal(runs[0], runs[1])

@@ -182,3 +182,21 @@ def test_a_fresh_articles_kept_side_equals_the_one_rebuilt_from_its_row(make_ind
     assert kept is not rebuilt and kept.text == rebuilt.text
     assert np.array_equal(kept.shingles, rebuilt.shingles) and np.array_equal(kept.vector, rebuilt.vector)
     assert kept.publish_time == rebuilt.publish_time
+
+
+def test_features_computed_ahead_decide_like_one_batch(make_indexer):
+    """Several batches in one call: each batch's features come from the feature thread."""
+    paragraphs = CPI.split("\n") + QUAKE.split("\n")
+    records = [rec(f"r{i}", f"报道{i % 5}：" + paragraphs[i % len(paragraphs)][:12],
+                   "\n".join(paragraphs[j % len(paragraphs)] for j in range(i % 4, i % 4 + 2)), day=10 + i % 3)
+               for i in range(11)]
+    records += [dict(records[3]), dict(records[8], title="换了标题")]  # ids seen in earlier batches
+
+    def outcomes(ix):
+        return [(o.article_id, o.decision, o.cluster_id, o.reason) for o in ix.index_many(records)]
+
+    whole = outcomes(make_indexer(**{"input.batch_size": 100}))
+    ahead = make_indexer(**{"input.batch_size": 2})
+    assert outcomes(ahead) == whole
+    assert ahead._feature_thread is not None
+    assert {d for _, d, _, _ in whole} == {Decision.NEW, Decision.DUPLICATE, Decision.ALREADY_INDEXED}

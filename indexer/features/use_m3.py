@@ -87,7 +87,6 @@ class UseM3:
         self._threads = threads
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="use-m3") if threads > 1 else None
         self._lock = threading.Lock()
-        self._cache_lock = threading.Lock()
         with np.load(weights_path, allow_pickle=False) as z:
             rows = z["q1"].shape[0]
             # Row r of block i is piece r * 17 + i.
@@ -165,16 +164,23 @@ class UseM3:
             batches.append((first, len(pieces), tokens))
         sums = np.empty((len(pieces), FEATURE_DIMS), dtype=np.float32)
 
-        def run(batch: tuple[int, int, int]) -> None:
-            start, end, n_tokens = batch
-            sums[start:end] = self._token_layers(pieces[start:end], n_tokens)
+        def run(start: int, end: int, n_tokens: int, flat: np.ndarray, cached: tuple) -> None:
+            sums[start:end] = self._token_layers(pieces[start:end], n_tokens, flat, cached)
 
-        if self._pool is None or len(batches) == 1:
-            for batch in batches:
-                run(batch)
-        else:
-            for done in [self._pool.submit(run, batch) for batch in batches]:
-                done.result()
+        running = []
+        for start, end, n_tokens in batches:
+            flat = np.fromiter(chain.from_iterable(pieces[start:end]), dtype=np.int64, count=n_tokens)
+            # Missing pieces are computed here, batch by batch in order, never by the workers: a
+            # piece's row then depends only on the calls made, not on which worker ran first
+            # (matrix products round differently with their row count), so equal input gives
+            # equal vectors.
+            cached = self._pieces(flat)
+            if self._pool is None or len(batches) == 1:
+                run(start, end, n_tokens, flat, cached)
+            else:
+                running.append(self._pool.submit(run, start, end, n_tokens, flat, cached))
+        for done in running:
+            done.result()
         lens = np.fromiter(map(len, pieces), dtype=np.float32, count=len(pieces))[:, None]
         out[:] = self._sentence_layers(sums, lens)
 
@@ -200,29 +206,28 @@ class UseM3:
             rows, stats = self._piece_rows(unique)
             zero = np.zeros((1, PIECE_ROW), np.float32)
             return np.searchsorted(unique, piece_ids) + 1, np.vstack([zero, rows]), np.vstack([np.zeros((1, 2)), stats])
-        with self._cache_lock:
-            missing = unique[self._slot_of[unique] < 0]
-            if len(missing):
-                if self._used + len(missing) > self._capacity + 1:
-                    # Start over in new arrays: other workers may still be reading the old ones.
-                    self._rows = np.zeros_like(self._rows)
-                    self._emb_stats = np.zeros_like(self._emb_stats)
-                    self._slot_of[:] = -1
-                    self._used = 1
-                    missing = unique
-                slots = np.arange(self._used, self._used + len(missing))
-                self._used += len(missing)
-                self._rows[slots], self._emb_stats[slots] = self._piece_rows(missing)
-                self._slot_of[missing] = slots  # after the rows: other workers read slots they see
-            return self._slot_of[piece_ids], self._rows, self._emb_stats
+        missing = unique[self._slot_of[unique] < 0]
+        if len(missing):
+            if self._used + len(missing) > self._capacity + 1:
+                # Start over in new arrays: workers may still be reading the old ones.
+                self._rows = np.zeros_like(self._rows)
+                self._emb_stats = np.zeros_like(self._emb_stats)
+                self._slot_of[:] = -1
+                self._used = 1
+                missing = unique
+            slots = np.arange(self._used, self._used + len(missing))
+            self._used += len(missing)
+            self._rows[slots], self._emb_stats[slots] = self._piece_rows(missing)
+            self._slot_of[missing] = slots
+        return self._slot_of[piece_ids], self._rows, self._emb_stats
 
     # ---- per micro-batch ---------------------------------------------------------------------------
-    def _token_layers(self, group: Sequence[Sequence[int]], n_tokens: int) -> np.ndarray:
-        """Per text of ``group``: the sum over its tokens of the layer-normed token features."""
+    def _token_layers(self, group: Sequence[Sequence[int]], n_tokens: int, flat: np.ndarray, cached: tuple) -> np.ndarray:
+        """Per text of ``group`` (its pieces ``flat``; their cache entries ``cached``, from
+        ``_pieces``): the sum over its tokens of the layer-normed token features."""
         n_texts = len(group)
         lens = np.fromiter(map(len, group), dtype=np.int64, count=n_texts)
-        flat = np.fromiter(chain.from_iterable(group), dtype=np.int64, count=n_tokens)
-        slots, table, emb_stats = self._pieces(flat)
+        slots, table, emb_stats = cached
         # Texts laid end to end with PAD zero rows before, between and after them: every window is
         # then a plain slice, and slots outside a token's own text read zeros, as the model pads.
         text_of = np.repeat(np.arange(n_texts), lens)
