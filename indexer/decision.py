@@ -113,10 +113,29 @@ def containment(a: np.ndarray, b: np.ndarray) -> float:
     small, large = (a, b) if len(a) <= len(b) else (b, a)
     if len(small) < MIN_CONTAINMENT_SHINGLES:
         return 0.0
-    # Both are sorted: look each of the smaller set's hashes up in the larger (no merge sort).
-    at = np.searchsorted(large, small)
-    at[at == len(large)] = 0
-    return int(np.count_nonzero(large[at] == small)) / len(small)
+    return _found(small, large) / len(small)
+
+
+def _found(keys: np.ndarray, sorted_set: np.ndarray) -> int:
+    """How many of ``keys`` are in ``sorted_set`` (no merge sort: a binary search each)."""
+    at = np.searchsorted(sorted_set, keys)
+    at[at == len(sorted_set)] = 0
+    return int(np.count_nonzero(sorted_set[at] == keys))
+
+
+def contained(a: np.ndarray, b: np.ndarray, threshold: float) -> bool:
+    """``containment(a, b) >= threshold``, usually from part of the smaller set: when the misses
+    among its first keys already exceed the share that may miss, the rest cannot lift it (most
+    pairs the indexer asks about share almost nothing, so a third of the lookups decide them)."""
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    if len(small) < MIN_CONTAINMENT_SHINGLES:
+        return 0.0 >= threshold
+    n = len(small)
+    sample = min(n, int(1.5 * (1.0 - threshold) * n) + 1)
+    # At most every key past the sample is found; divided by n like containment, so the two agree.
+    if sample < n and (_found(small[:sample], large) + n - sample) / n < threshold:
+        return False
+    return containment(small, large) >= threshold
 
 
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")

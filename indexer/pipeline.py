@@ -33,6 +33,7 @@ from .decision import (
     PairEvidence,
     Reason,
     Verdict,
+    contained,
     containment,
     judge,
     place_conflict,
@@ -266,10 +267,12 @@ class Indexer:
         chunks = [[a for _, a in valid[start : start + size]] for start in range(0, len(valid), size)]
         # While a batch is decided (Python, one core), the next one's features are computed on a
         # second thread: the embedding model runs outside the GIL, so the cores overlap the two.
-        ahead: Future | None = None
+        # Every batch's features come from that one thread, in order: the model's piece cache then
+        # sees the same calls in the same order on every run, and equal input gives equal vectors.
+        ahead = self._features_ahead(chunks[0]) if chunks else None
         at = 0
         for n, chunk in enumerate(chunks):
-            features = ahead.result() if ahead is not None else {}
+            features = ahead.result()
             ahead = self._features_ahead(chunks[n + 1]) if n + 1 < len(chunks) else None
             for (i, _), outcome in zip(valid[at : at + len(chunk)], self._index_batch(chunk, features)):
                 outcome.where = where[i] if where is not None else None
@@ -490,7 +493,7 @@ class Indexer:
             return False
         if stored_shingles is None:
             stored_shingles = self._stored_shingles(stored)
-        return containment(side.shingles, stored_shingles) < d.near_containment
+        return not contained(side.shingles, stored_shingles, d.near_containment)
 
     def _stored_shingles(self, stored: StoredArticle) -> np.ndarray:
         found = self._precheck_shingles.get(stored.id)

@@ -133,3 +133,19 @@ def test_hashed_shingles_give_the_containment_of_character_4_grams():
     trimmed = [t[: len(t) * 2 // 3] + "另据报道，明天将转晴。" for t in texts]
     for a, b in [*zip(texts, trimmed), *zip(texts, texts[1:])]:
         assert containment(shingles(a), shingles(b)) == pytest.approx(reference(a, b))
+
+
+def test_contained_agrees_with_containment_at_every_threshold():
+    import numpy as np
+
+    from indexer.decision import contained, containment
+
+    rng = np.random.default_rng(5)
+    for trial in range(300):
+        n_small, n_large = int(rng.integers(30, 200)), int(rng.integers(200, 400))
+        large = np.unique(rng.integers(0, 2**63, size=n_large, dtype=np.uint64))
+        shared = rng.choice(large, size=int(rng.integers(0, n_small + 1)), replace=False)
+        small = np.unique(np.concatenate([shared, rng.integers(0, 2**63, size=n_small - len(shared), dtype=np.uint64)]))
+        c = containment(small, large)
+        for t in (0.0, 0.4, 0.8, 0.95, 1.0, c, np.nextafter(c, 2.0)):
+            assert contained(small, large, t) == (c >= t), (trial, t, c)
