@@ -24,7 +24,7 @@ log = logging.getLogger("newsdedup")
 EXIT_REJECTS = 3  # the run finished, but some input records were rejected (see the rejects file)
 
 
-BATCHES_PER_CALL = 4
+BATCHES_PER_CALL = 4  # batches handed to the indexer per call, so it featurises one ahead
 
 
 def _open_indexer(settings: Settings):
@@ -101,8 +101,6 @@ def ingest(path: str, store: str | None, config: str | None, sets: tuple[str, ..
                     continue
                 batch.append(item.data)
                 places.append(item.where)
-                # Several batches per call: the indexer computes the next batch's features while it
-                # decides the current one.
                 if len(batch) >= settings.input.batch_size * BATCHES_PER_CALL:
                     flush()
             if batch:

@@ -380,9 +380,9 @@ class Indexer:
             out.append(list(pool.values()))
         return out
 
-    def _index_batch(
-        self, articles: list[Article], ahead: Mapping[str, tuple[TextFeatures, np.ndarray | None]] | None = None
-    ) -> list[IndexOutcome]:
+    def _index_batch(self, articles: list[Article], ahead: Mapping[str, tuple[TextFeatures, np.ndarray | None]]) -> list[IndexOutcome]:
+        """Decide and write one batch. ``ahead``: features computed by ``_features_ahead``; an
+        article it lacks (a row deleted by hand since) is featurised here."""
         outcomes: list[IndexOutcome | None] = [None] * len(articles)
         known = self.store.get_many([a.id for a in articles])
         by_url = self.store.find_by_canonical_url([a.canonical_url for a in articles if not a.id_given and a.canonical_url])
@@ -405,7 +405,7 @@ class Indexer:
                 batch_urls.setdefault(a.canonical_url, i)
             fresh.append(i)
 
-        ready = [ahead.get(articles[i].id) if ahead else None for i in fresh]
+        ready = [ahead.get(articles[i].id) for i in fresh]
         texts = [r[0] if r is not None else self.featurizer.text(articles[i]) for i, r in zip(fresh, ready)]
         missing = [j for j, r in enumerate(ready) if r is None]
         vectors = [r[1] if r is not None else None for r in ready]

@@ -164,8 +164,8 @@ class UseM3:
             batches.append((first, len(pieces), tokens))
         sums = np.empty((len(pieces), FEATURE_DIMS), dtype=np.float32)
 
-        def run(start: int, end: int, n_tokens: int, flat: np.ndarray, cached: tuple) -> None:
-            sums[start:end] = self._token_layers(pieces[start:end], n_tokens, flat, cached)
+        def run(start: int, end: int, n_tokens: int, tables: tuple) -> None:
+            sums[start:end] = self._token_layers(pieces[start:end], n_tokens, tables)
 
         running = []
         for start, end, n_tokens in batches:
@@ -174,11 +174,11 @@ class UseM3:
             # piece's row then depends only on the calls made, not on which worker ran first
             # (matrix products round differently with their row count), so equal input gives
             # equal vectors.
-            cached = self._pieces(flat)
+            tables = self._pieces(flat)
             if self._pool is None or len(batches) == 1:
-                run(start, end, n_tokens, flat, cached)
+                run(start, end, n_tokens, tables)
             else:
-                running.append(self._pool.submit(run, start, end, n_tokens, flat, cached))
+                running.append(self._pool.submit(run, start, end, n_tokens, tables))
         for done in running:
             done.result()
         lens = np.fromiter(map(len, pieces), dtype=np.float32, count=len(pieces))[:, None]
@@ -222,12 +222,12 @@ class UseM3:
         return self._slot_of[piece_ids], self._rows, self._emb_stats
 
     # ---- per micro-batch ---------------------------------------------------------------------------
-    def _token_layers(self, group: Sequence[Sequence[int]], n_tokens: int, flat: np.ndarray, cached: tuple) -> np.ndarray:
-        """Per text of ``group`` (its pieces ``flat``; their cache entries ``cached``, from
-        ``_pieces``): the sum over its tokens of the layer-normed token features."""
+    def _token_layers(self, group: Sequence[Sequence[int]], n_tokens: int, tables: tuple) -> np.ndarray:
+        """Per text of ``group`` (``tables``: what ``_pieces`` returned for its pieces): the sum
+        over its tokens of the layer-normed token features."""
         n_texts = len(group)
         lens = np.fromiter(map(len, group), dtype=np.int64, count=n_texts)
-        slots, table, emb_stats = cached
+        slots, table, emb_stats = tables
         # Texts laid end to end with PAD zero rows before, between and after them: every window is
         # then a plain slice, and slots outside a token's own text read zeros, as the model pads.
         text_of = np.repeat(np.arange(n_texts), lens)
@@ -241,22 +241,22 @@ class UseM3:
         gaps = (ends[:, None] + np.arange(PAD)).ravel()
         at -= lo
 
-        def cached(shift: int, start: int, width: int) -> np.ndarray:
+        def rows_at(shift: int, start: int, width: int) -> np.ndarray:
             """Columns start:start+width of the cache rows of positions lo+shift .. hi+shift."""
             return table[padded_slots[lo + shift : hi + shift], start : start + width]
 
         stats = emb_stats[padded_slots[lo:hi]]  # running sum and sum of squares of each token's features
-        parts = [cached(0, 0, EMB_DIMS)]
+        parts = [rows_at(0, 0, EMB_DIMS)]
         conv_in = np.zeros((length, BRANCH_DIMS), dtype=np.float32)
         for b, (order, left) in enumerate(BRANCHES):
             first = CONV1_AT[b]
             # First convolution: the sum of the window slots' cached row products.
-            h = cached(-left, first, BRANCH_DIMS)
+            h = rows_at(-left, first, BRANCH_DIMS)
             for j in range(1, order):
-                h += cached(j - left, first + j * BRANCH_DIMS, BRANCH_DIMS)
+                h += rows_at(j - left, first + j * BRANCH_DIMS, BRANCH_DIMS)
             h += self._b1[b]
             np.maximum(h, 0, out=h)
-            h += cached(0, PROJ_AT + b * BRANCH_DIMS, BRANCH_DIMS)
+            h += rows_at(0, PROJ_AT + b * BRANCH_DIMS, BRANCH_DIMS)
             h[gaps] = 0.0
             conv_in[lo:hi] = h
             # Second convolution: every row times every slot's kernel block, then the window sums.
