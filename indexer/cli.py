@@ -8,10 +8,10 @@ import os
 import platform
 import sys
 import time
-from collections import Counter
+from collections import Counter, deque
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import click
 
@@ -22,9 +22,6 @@ from .settings import Settings, describe
 log = logging.getLogger("newsdedup")
 
 EXIT_REJECTS = 3  # the run finished, but some input records were rejected (see the rejects file)
-
-
-BATCHES_PER_CALL = 4  # batches handed to the indexer per call, so it featurises one ahead
 
 
 def _open_indexer(settings: Settings):
@@ -77,34 +74,27 @@ def ingest(path: str, store: str | None, config: str | None, sets: tuple[str, ..
         reject_file.write(json.dumps({"where": where, "reason": reason, "record": raw, "at": datetime.now(timezone.utc).isoformat()}, ensure_ascii=False) + "\n")
 
     with _open_indexer(settings) as indexer, tqdm(desc="ingest", unit=" articles", disable=(not progress) if progress is not None else None, file=sys.stderr) as bar:
-        batch: list[Any] = []
-        places: list[str] = []
+        # Records read and not yet decided, oldest first: the indexer's outcomes come in input order.
+        in_flight: deque[tuple[Any, str]] = deque()
 
-        def flush() -> None:
-            try:
-                outcomes = indexer.index_many(batch, places)
-            except NewsdedupError as exc:
-                raise CliError(f"indexing stopped at {places[0]}..{places[-1]}: {exc}") from None
-            for record, outcome in zip(batch, outcomes):
-                if outcome.decision is Decision.REJECTED:
-                    reject(outcome.where or "?", outcome.error or "rejected", record)
-                else:
-                    summary.add(outcome)
-            bar.update(len(batch))
-            batch.clear()
-            places.clear()
-
-        try:
+        def accepted() -> Iterator[tuple[Any, str]]:
             for item in read_records(path, fmt):
                 if isinstance(item, Rejected):
                     reject(item.where, item.reason, item.raw)
                     continue
-                batch.append(item.data)
-                places.append(item.where)
-                if len(batch) >= settings.input.batch_size * BATCHES_PER_CALL:
-                    flush()
-            if batch:
-                flush()
+                in_flight.append((item.data, item.where))
+                yield item.data, item.where
+
+        try:
+            for outcome in indexer.index_stream(accepted()):
+                record, where = in_flight.popleft()
+                if outcome.decision is Decision.REJECTED:
+                    reject(where, outcome.error or "rejected", record)
+                else:
+                    summary.add(outcome)
+                bar.update(1)
+        except NewsdedupError as exc:
+            raise CliError(f"indexing stopped at {in_flight[0][1] if in_flight else 'the end'}: {exc}") from None
         finally:
             if reject_file is not None:
                 reject_file.close()

@@ -23,7 +23,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from enum import Enum
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -254,39 +254,64 @@ class Indexer:
     ) -> list[IndexOutcome]:
         """Validate, decide and write. One outcome per record, in order; invalid records are
         REJECTED with the reason, the others are written before this returns."""
+        return list(self.index_stream(zip(records, where, strict=True) if where is not None else ((r, None) for r in records)))
+
+    def index_stream(self, items: Iterable[tuple[Mapping | Article, str | None]]) -> Iterator[IndexOutcome]:
+        """Validate, decide and write a stream of (record, where it came from) pairs, yielding one
+        outcome per record in input order, a batch at a time once its articles are written.
+        Invalid records are REJECTED with the reason.
+
+        Three stages overlap: while batch n is decided (Python, holding the GIL), the next
+        batch's embeddings are computed (compiled code and matrix products, outside the GIL) and
+        text features (Python again) run further ahead. The two Python stages share one core; the
+        model gets the rest. Input is read two batches ahead of the decisions, no further.
+        """
+        batches = self._read_batches(items)
+        ahead: deque[tuple[list[IndexOutcome | None], list[tuple[int, Article, str | None]], list[Future]]] = deque()
+
+        def read_one() -> None:
+            got = next(batches, None)
+            if got is not None:
+                outcomes, valid = got
+                ahead.append((outcomes, valid, self._features_ahead([a for _, a, _ in valid])))
+
+        read_one()
+        read_one()
+        while ahead:
+            outcomes, valid, parts = ahead.popleft()
+            features: dict[str, tuple[TextFeatures, np.ndarray | None]] = {}
+            for part in parts:
+                features.update(part.result())
+            read_one()
+            if valid:
+                for (i, _, loc), outcome in zip(valid, self._index_batch([a for _, a, _ in valid], features)):
+                    outcome.where = loc
+                    outcomes[i] = outcome
+            yield from outcomes  # type: ignore[misc]
+
+    def _read_batches(
+        self, items: Iterable[tuple[Mapping | Article, str | None]]
+    ) -> Iterator[tuple[list[IndexOutcome | None], list[tuple[int, Article, str | None]]]]:
+        """Batches of ``input.batch_size`` valid articles: each as the outcomes of its stretch of
+        input (REJECTED filled in, the rest None) and its articles, each with its index there and
+        where it came from."""
+        size = self.settings.input.batch_size
         outcomes: list[IndexOutcome | None] = []
-        valid: list[tuple[int, Article]] = []
-        for i, record in enumerate(records):
-            loc = where[i] if where is not None else None
+        valid: list[tuple[int, Article, str | None]] = []
+        for record, loc in items:
             try:
                 article = record if isinstance(record, Article) else article_from_record(record, loc, self.settings.default_tz)
             except InvalidArticle as exc:
                 rid = record.get("id") if isinstance(record, Mapping) else None
                 outcomes.append(IndexOutcome(str(rid) if rid is not None else None, Decision.REJECTED, error=exc.reason, where=loc))
                 continue
+            valid.append((len(outcomes), article, loc))
             outcomes.append(None)
-            valid.append((i, article))
-        size = self.settings.input.batch_size
-        batches = [[a for _, a in valid[start : start + size]] for start in range(0, len(valid), size)]
-        # Three stages overlap: while batch n is decided (Python, holding the GIL), the next
-        # batch's embeddings are computed (numpy, mostly outside the GIL) and text features
-        # (Python again) run further ahead. The two Python stages share one core; the model gets
-        # the rest. Features go in parts smaller than a batch, so the model starts early.
-        ahead: deque[list[Future]] = deque()
-        for n in range(min(2, len(batches))):
-            ahead.append(self._features_ahead(batches[n]))
-        at = 0
-        for n, batch in enumerate(batches):
-            features: dict[str, tuple[TextFeatures, np.ndarray | None]] = {}
-            for part in ahead.popleft():
-                features.update(part.result())
-            if n + 2 < len(batches):
-                ahead.append(self._features_ahead(batches[n + 2]))
-            for (i, _), outcome in zip(valid[at : at + len(batch)], self._index_batch(batch, features)):
-                outcome.where = where[i] if where is not None else None
-                outcomes[i] = outcome
-            at += len(batch)
-        return outcomes  # type: ignore[return-value]
+            if len(valid) == size:
+                yield outcomes, valid
+                outcomes, valid = [], []
+        if outcomes:
+            yield outcomes, valid
 
     def _features_ahead(self, articles: list[Article]) -> list[Future]:
         """Features of the articles not stored yet, by article id, in parts: each a future of the

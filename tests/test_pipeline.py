@@ -213,3 +213,29 @@ def test_features_computed_ahead_decide_like_one_batch(make_indexer, monkeypatch
     assert threads == {"text": {"text-features"}, "embed": {"embedding"}}  # none featurised late
     assert ahead._stages is not None
     assert {d for _, d, _, _ in whole} == {Decision.NEW, Decision.DUPLICATE, Decision.ALREADY_INDEXED}
+
+
+def test_index_stream_reads_two_batches_ahead_and_keeps_input_order(make_indexer):
+    """A stream is decided batch by batch as it is read: the first outcomes arrive before the
+    input is used up (at most the batch decided plus two ahead were read), in input order, with
+    invalid records REJECTED in place."""
+    paragraphs = CPI.split("\n") + QUAKE.split("\n")
+    records = [rec(f"s{i}", f"报道{i}：" + paragraphs[i % len(paragraphs)][:10], paragraphs[i % len(paragraphs)]) for i in range(20)]
+    records[4] = {"id": "bad", "title": 5, "content": "x"}
+    read = []
+
+    def source():
+        for i, r in enumerate(records):
+            read.append(i)
+            yield r, f"line {i + 1}"
+
+    ix = make_indexer(**{"input.batch_size": 2})
+    stream = ix.index_stream(source())
+    first = next(stream)
+    assert len(read) <= 3 * 2 + 1  # three batches of two valid records, and the invalid one among them
+    outcomes = [first, *stream]
+    assert [o.where for o in outcomes] == [f"line {i + 1}" for i in range(20)]
+    assert outcomes[4].decision is Decision.REJECTED and outcomes[4].article_id == "bad" and "title" in outcomes[4].error
+    assert [o.article_id for o in outcomes if o.decision is not Decision.REJECTED] == [r["id"] for r in records if r["id"] != "bad"]
+    again = make_indexer(**{"input.batch_size": 100}).index_many(records, [f"line {i + 1}" for i in range(20)])
+    assert [(o.article_id, o.decision, o.cluster_id) for o in outcomes] == [(o.article_id, o.decision, o.cluster_id) for o in again]

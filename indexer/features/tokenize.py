@@ -12,7 +12,6 @@ from collections import Counter
 from math import log
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 
 import rjieba
 
@@ -32,11 +31,10 @@ def stopwords() -> frozenset[str]:
 @lru_cache(maxsize=1)
 def idf_table() -> tuple[dict[str, float], float]:
     """jieba's IDF per word and the median IDF used for unseen words."""
-    import jieba.analyse
-
-    path = Path(jieba.analyse.__file__).with_name("idf.txt")
+    # Read as a package file: importing jieba.analyse would load jieba's POS tagger (~1 s).
+    path = resources.files("jieba") / "analyse" / "idf.txt"
     table: dict[str, float] = {}
-    with open(path, encoding="utf-8") as fh:
+    with path.open(encoding="utf-8") as fh:
         for line in fh:
             word, _, value = line.strip().partition(" ")
             if value:
