@@ -254,7 +254,8 @@ class Indexer:
     ) -> list[IndexOutcome]:
         """Validate, decide and write. One outcome per record, in order; invalid records are
         REJECTED with the reason, the others are written before this returns."""
-        return list(self.index_stream(zip(records, where, strict=True) if where is not None else ((r, None) for r in records)))
+        items = zip(records, where, strict=True) if where is not None else ((r, None) for r in records)
+        return list(self.index_stream(items))
 
     def index_stream(self, items: Iterable[tuple[Mapping | Article, str | None]]) -> Iterator[IndexOutcome]:
         """Validate, decide and write a stream of (record, where it came from) pairs, yielding one

@@ -281,7 +281,16 @@ class UseM3:
 _REORDER = {"reassoc", "contract", "nsz"}
 
 
-@njit(nogil=True, cache=True, fastmath=_REORDER)
+def _compiled(fn):
+    """``fn`` compiled once per machine: the machine code is cached on disk (next to this file,
+    else in the user's cache directory), so later starts load it instead of compiling (~3 s)."""
+    try:
+        return njit(nogil=True, cache=True, fastmath=_REORDER)(fn)
+    except RuntimeError:  # no writable cache location: compile at each start instead
+        return njit(nogil=True, fastmath=_REORDER)(fn)
+
+
+@_compiled
 def _first_convolution(slots, table, order, left, conv_at, proj_at, conv_in):  # pragma: no cover - compiled
     """One branch's second-convolution input, row by row: for a token row p, ReLU of the sum over
     window slots j of cached block j (bias included) of the piece at p - left + j, plus the
@@ -307,7 +316,7 @@ def _first_convolution(slots, table, order, left, conv_at, proj_at, conv_in):  #
             row[c] = (v if v > 0.0 else 0.0) + own[proj_at + c]
 
 
-@njit(nogil=True, cache=True, fastmath=_REORDER)
+@_compiled
 def _normed_token_sums(slots, starts, lens, table, emb_stats, products, conv_ins, b2, eps, sums, shifts):  # pragma: no cover - compiled
     """Per text i: ``sums[i]`` = sum over its tokens of r_t * f_t and ``shifts[i]`` = sum of
     r_t * m_t, where f_t is the token's feature row [embedding | the branches' outputs] and m_t,
