@@ -362,19 +362,38 @@ class ElasticsearchStore:
 
     def find_band_candidates(self, queries: Sequence[BandQuery]) -> list[list[StoredArticle]]:
         asked = [i for i, q in enumerate(queries) if q.bands]
+        size = self.cfg.candidates_max
         bodies = [{
             "query": {"bool": {"filter": [{"terms": {"bands": [str(b) for b in queries[i].bands]}},
                                           *_filters(queries[i].window, queries[i].exclude_id)]}},
-            "size": self.cfg.candidates_max, "sort": SEQ_SORT,
+            "size": size, "sort": SEQ_SORT, "track_total_hits": False,
         } for i in asked]
         results: list[list[StoredArticle]] = [[] for _ in queries]
-        for i, hits in zip(asked, self._msearch(bodies, "SimHash band lookup")):
+        for i, body, hits in zip(asked, bodies, self._msearch(bodies, "SimHash band lookup")):
             results[i] = [from_source(h["_source"]) for h in hits]
+            if len(hits) == size:  # a full page: more articles share a band
+                results[i] += self._more_band_matches(queries[i], body["query"], hits[-1]["sort"])
         with self._lock:
             for i in asked:
                 merged = _merge(results[i], self._inflight.bands(queries[i]))
                 results[i] = [a for a in merged if queries[i].admits(a.simhash)]
         return results
+
+    def _more_band_matches(self, q: BandQuery, query: dict, after: list) -> list[StoredArticle]:
+        """The band matches after the first page, as the embedded store finds them: every one
+        whose fingerprint is within the query's distance bound. Pages read fingerprints only
+        (templated pages can share a band with thousands of articles); whole articles are read
+        for those within the bound."""
+        admitted: list[str] = []
+        while True:
+            hits = self._search("SimHash band lookup", query=query, sort=SEQ_SORT, size=SCAN_PAGE, track_total_hits=False,
+                                search_after=after, source=["simhash"])["hits"]["hits"]
+            admitted += [h["_id"] for h in hits if q.admits(from_signed(h["_source"]["simhash"]))]
+            if len(hits) < SCAN_PAGE:
+                break
+            after = hits[-1]["sort"]
+        found = self.get_many(admitted)
+        return [found[i] for i in admitted if i in found]
 
     def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]:
         if not queries:

@@ -98,3 +98,23 @@ def test_multi_index_alias_after_rollover_keeps_ids_unique(es_store):
     reopened.write([art("a1", cluster="other"), art("a2")])
     assert reopened.get_many(["a1"])["a1"].cluster_id == "a1"
     assert reopened.client.count(index=store.alias)["count"] == 2
+
+
+def test_band_lookup_pages_past_candidates_max_to_every_match_within_the_bound(es_store, monkeypatch):
+    """More articles share a band than es.candidates_max: the lookup still finds every one within
+    the Hamming bound, as the embedded store does (it reads every band match's fingerprint)."""
+    from indexer.store import elasticsearch
+
+    monkeypatch.setattr(elasticsearch, "SCAN_PAGE", 2)  # the rest in several pages
+    served = es_store(inflight_max=0, write_refresh="true", candidates_max=2)
+    base = 0x0123_4567_89AB_CDEF
+    # Written first: six articles sharing the three upper bands, each 5 bits from base.
+    far = [art(f"far{i}", simhash=base ^ (0b11111 << (i * 2))) for i in range(6)]
+    served.write(far + [art("near1", simhash=base ^ 0b1), art("near3", simhash=base ^ 0b111)])
+    [bounded, unbounded] = served.find_band_candidates([
+        BandQuery(band_keys(base, 4), WEEK, simhash=base, max_distance=3),
+        BandQuery(band_keys(base, 4), WEEK),
+    ])
+    assert [a.id for a in bounded] == ["near1", "near3"]
+    assert [a.id for a in unbounded] == [a.id for a in far] + ["near1", "near3"]  # write order
+    assert bounded[0].title and bounded[0].simhash == base ^ 0b1  # whole articles, not fingerprints
