@@ -85,16 +85,18 @@ def ingest(path: str, store: str | None, config: str | None, sets: tuple[str, ..
                 in_flight.append((item.data, item.where))
                 yield item.data, item.where
 
+        done_through = None  # where the last record with an outcome came from
         try:
             for outcome in indexer.index_stream(accepted()):
-                record, where = in_flight.popleft()
+                record, done_through = in_flight.popleft()
                 if outcome.decision is Decision.REJECTED:
-                    reject(where, outcome.error or "rejected", record)
+                    reject(done_through, outcome.error or "rejected", record)
                 else:
                     summary.add(outcome)
                 bar.update(1)
         except NewsdedupError as exc:
-            raise CliError(f"indexing stopped at {in_flight[0][1] if in_flight else 'the end'}: {exc}") from None
+            place = f"at {in_flight[0][1]}" if in_flight else f"after {done_through}" if done_through else "before the first record"
+            raise CliError(f"indexing stopped {place} (everything before it is stored): {exc}") from None
         finally:
             if reject_file is not None:
                 reject_file.close()

@@ -239,7 +239,7 @@ class Indexer:
 
     def close(self) -> None:
         for stage in self._stages or ():
-            stage.shutdown(wait=True)
+            stage.shutdown(wait=True, cancel_futures=True)  # parts read ahead of a stream that stopped
         self.store.close()
 
     def __enter__(self) -> "Indexer":
@@ -254,8 +254,12 @@ class Indexer:
     ) -> list[IndexOutcome]:
         """Validate, decide and write. One outcome per record, in order; invalid records are
         REJECTED with the reason, the others are written before this returns."""
-        items = zip(records, where, strict=True) if where is not None else ((r, None) for r in records)
-        return list(self.index_stream(items))
+        if where is None:
+            return list(self.index_stream((r, None) for r in records))
+        records = list(records)
+        if len(records) != len(where):  # before any work: a mismatch found late would leave a batch half-written
+            raise ValueError(f"{len(records)} records but {len(where)} places")
+        return list(self.index_stream(zip(records, where)))
 
     def index_stream(self, items: Iterable[tuple[Mapping | Article, str | None]]) -> Iterator[IndexOutcome]:
         """Validate, decide and write a stream of (record, where it came from) pairs, yielding one
@@ -266,15 +270,25 @@ class Indexer:
         batch's embeddings are computed (compiled code and matrix products, outside the GIL) and
         text features (Python again) run further ahead. The two Python stages share one core; the
         model gets the rest. Input is read two batches ahead of the decisions, no further.
+
+        When reading fails (the input, or the store asked which articles are known), the batches
+        already read are still decided, written and yielded before the error is raised.
         """
         batches = self._read_batches(items)
         ahead: deque[tuple[list[IndexOutcome | None], list[tuple[int, Article, str | None]], list[Future]]] = deque()
+        failure: Exception | None = None
 
         def read_one() -> None:
-            got = next(batches, None)
-            if got is not None:
-                outcomes, valid = got
-                ahead.append((outcomes, valid, self._features_ahead([a for _, a, _ in valid])))
+            nonlocal failure
+            if failure is not None:
+                return
+            try:
+                got = next(batches, None)
+                if got is not None:
+                    outcomes, valid = got
+                    ahead.append((outcomes, valid, self._features_ahead([a for _, a, _ in valid])))
+            except Exception as exc:  # noqa: BLE001 - raised below, once what was read is written
+                failure = exc
 
         read_one()
         read_one()
@@ -289,6 +303,8 @@ class Indexer:
                     outcome.where = loc
                     outcomes[i] = outcome
             yield from outcomes  # type: ignore[misc]
+        if failure is not None:
+            raise failure
 
     def _read_batches(
         self, items: Iterable[tuple[Mapping | Article, str | None]]
@@ -299,18 +315,23 @@ class Indexer:
         size = self.settings.input.batch_size
         outcomes: list[IndexOutcome | None] = []
         valid: list[tuple[int, Article, str | None]] = []
-        for record, loc in items:
-            try:
-                article = record if isinstance(record, Article) else article_from_record(record, loc, self.settings.default_tz)
-            except InvalidArticle as exc:
-                rid = record.get("id") if isinstance(record, Mapping) else None
-                outcomes.append(IndexOutcome(str(rid) if rid is not None else None, Decision.REJECTED, error=exc.reason, where=loc))
-                continue
-            valid.append((len(outcomes), article, loc))
-            outcomes.append(None)
-            if len(valid) == size:
+        try:
+            for record, loc in items:
+                try:
+                    article = record if isinstance(record, Article) else article_from_record(record, loc, self.settings.default_tz)
+                except InvalidArticle as exc:
+                    rid = record.get("id") if isinstance(record, Mapping) else None
+                    outcomes.append(IndexOutcome(str(rid) if rid is not None else None, Decision.REJECTED, error=exc.reason, where=loc))
+                    continue
+                valid.append((len(outcomes), article, loc))
+                outcomes.append(None)
+                if len(valid) == size:
+                    yield outcomes, valid
+                    outcomes, valid = [], []
+        except Exception:
+            if outcomes:  # the records read before the input failed are still a batch
                 yield outcomes, valid
-                outcomes, valid = [], []
+            raise
         if outcomes:
             yield outcomes, valid
 

@@ -239,3 +239,63 @@ def test_index_stream_reads_two_batches_ahead_and_keeps_input_order(make_indexer
     assert [o.article_id for o in outcomes if o.decision is not Decision.REJECTED] == [r["id"] for r in records if r["id"] != "bad"]
     again = make_indexer(**{"input.batch_size": 100}).index_many(records, [f"line {i + 1}" for i in range(20)])
     assert [(o.article_id, o.decision, o.cluster_id) for o in outcomes] == [(o.article_id, o.decision, o.cluster_id) for o in again]
+
+
+def test_a_failing_input_still_gets_every_record_read_before_it_decided_and_stored(make_indexer):
+    """The input raises mid-stream while the indexer reads ahead: the records read before the
+    failure (full batches and the partial one) are decided, written and yielded, then the error
+    comes; places that do not match the records are refused before anything is written."""
+    paragraphs = CPI.split("\n") + QUAKE.split("\n")
+    records = [rec(f"f{i}", f"报道{i}：" + paragraphs[i % len(paragraphs)][:10], paragraphs[i % len(paragraphs)]) for i in range(7)]
+
+    def source():
+        for i, r in enumerate(records):
+            yield r, f"line {i + 1}"
+        raise OSError("connection reset while reading")
+
+    ix = make_indexer(**{"input.batch_size": 2})
+    seen = []
+    try:
+        for outcome in ix.index_stream(source()):
+            seen.append(outcome.article_id)
+    except OSError as exc:
+        assert "connection reset" in str(exc)
+    else:
+        raise AssertionError("the input's error was swallowed")
+    assert seen == [r["id"] for r in records]
+    assert set(ix.store.get_many(seen)) == set(seen)
+
+    fresh = make_indexer()
+    try:
+        fresh.index_many(records, ["line 1"] * 6)
+    except ValueError as exc:
+        assert "7 records but 6 places" in str(exc)
+    else:
+        raise AssertionError("mismatched places accepted")
+    assert fresh.store.get_many([r["id"] for r in records]) == {}
+
+
+def test_a_feature_stage_error_stops_the_stream_after_the_batches_before_it(make_indexer, monkeypatch):
+    paragraphs = CPI.split("\n") + QUAKE.split("\n")
+    records = [rec(f"e{i}", f"报道{i}：" + paragraphs[i % len(paragraphs)][:10], paragraphs[i % len(paragraphs)]) for i in range(8)]
+    ix = make_indexer(**{"input.batch_size": 2})
+    real = ix.featurizer.text
+
+    def text(article):
+        if article.id == "e5":
+            raise RuntimeError("feature stage broke")
+        return real(article)
+
+    monkeypatch.setattr(ix.featurizer, "text", text)
+    seen = []
+    try:
+        for outcome in ix.index_stream((r, None) for r in records):
+            seen.append(outcome.article_id)
+    except RuntimeError as exc:
+        assert "feature stage broke" in str(exc)
+    else:
+        raise AssertionError("the stage's error was swallowed")
+    assert seen == ["e0", "e1", "e2", "e3"]  # e4 and e5 share the failed batch
+    assert set(ix.store.get_many([r["id"] for r in records])) == {"e0", "e1", "e2", "e3"}
+    ix.close()  # the stage threads stop; parts queued behind the failure are dropped
+    assert all(stage._shutdown for stage in ix._stages)

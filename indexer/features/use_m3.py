@@ -277,7 +277,7 @@ class UseM3:
 # sums, ReLU, residual, layer-norm statistics). As numpy calls they were a quarter of the model's
 # time and took the GIL some fifty times per micro-batch; as two compiled loops they read each row
 # once and run without the GIL, beside the ingest's Python threads.
-# Sums may be reordered (so they vectorise); NaN and infinity keep their meaning.
+# Sums may be reordered, so they vectorise (no assumption that values are finite).
 _REORDER = {"reassoc", "contract", "nsz"}
 
 
@@ -325,7 +325,8 @@ def _normed_token_sums(slots, starts, lens, table, emb_stats, products, conv_ins
 
     A branch's output for token p is ReLU(bias + the window sum of the products: slot j's block of
     row p - left + j) plus its input row (the residual). The windows are written out per branch
-    (orders 2, 3, 5; left 0, 1, 2: see BRANCHES), which lets the loops over columns vectorise."""
+    (orders 2, 3, 5; left 0, 1, 2: asserted against BRANCHES below), which lets the loops over
+    columns vectorise."""
     p2, p3, p5 = products
     h2, h3, h5 = conv_ins
     b2_2, b2_3, b2_5 = b2
@@ -360,3 +361,6 @@ def _normed_token_sums(slots, starts, lens, table, emb_stats, products, conv_ins
                 acc[c] += weight * emb[c]
             for c in range(3 * d):
                 acc[emb_dims + c] += weight * out[c]
+
+
+assert BRANCHES == ((2, 0), (3, 1), (5, 2)), "_normed_token_sums spells out these windows"

@@ -385,13 +385,16 @@ class ElasticsearchStore:
         (templated pages can share a band with thousands of articles); whole articles are read
         for those within the bound."""
         admitted: list[str] = []
+        pages = 0
         while True:
             hits = self._search("SimHash band lookup", query=query, sort=SEQ_SORT, size=SCAN_PAGE, track_total_hits=False,
                                 search_after=after, source=["simhash"])["hits"]["hits"]
-            admitted += [h["_id"] for h in hits if q.admits(from_signed(h["_source"]["simhash"]))]
+            admitted += [h["_id"] for h in hits if q.admits(from_signed(int(h["_source"].get("simhash", 0))))]
+            pages += 1
             if len(hits) < SCAN_PAGE:
                 break
             after = hits[-1]["sort"]
+        log.debug("SimHash band lookup read %d more pages of fingerprints; %d within the bound", pages, len(admitted))
         found = self.get_many(admitted)
         return [found[i] for i in admitted if i in found]
 
