@@ -1,10 +1,11 @@
 """The worker: takes batches from the durable queue, featurises ahead, decides and writes through
 one writer, acknowledges only what the store holds.
 
-Two stages run at once: while batch *n* is decided and written (store round trips), batch *n+1*
-is featurised on a thread pool (cleaning, SimHash, and the embedding model, which releases the
-GIL). Deciding and writing happen on this one thread only, under the writer lease, so two
-near-duplicates in flight are always decided in order, the second seeing the first.
+While batch *n* is decided and written (store round trips), batch *n+1* is featurised: its
+text features (cleaning, SimHash) on a thread pool, its embeddings on a stage thread, part by part
+as the texts are ready (the model runs outside the GIL). Deciding and writing happen on this one
+thread only, under the writer lease, so two near-duplicates in flight are always decided in order,
+the second seeing the first.
 """
 
 from __future__ import annotations
@@ -29,10 +30,13 @@ from .settings import DaemonSettings
 log = logging.getLogger(__name__)
 
 _MISSING = object()
+# Articles per prefetched part: the model starts on a part as soon as its text features are
+# ready; a part of 32 news texts is six micro-batches of the model, enough for both cores.
+PREFETCH_PART = 32
 
 
 class PrefetchingFeaturizer:
-    """Wraps the indexer's ``Featurizer``: features computed ahead by ``prefetch`` are handed out
+    """Wraps the indexer's ``Featurizer``: features computed ahead by ``submit`` are handed out
     by ``text``/``embed`` when the indexer asks for them; anything not prefetched is computed as
     usual. Thread-safe."""
 
@@ -42,7 +46,6 @@ class PrefetchingFeaturizer:
         self.embedder = inner.embedder
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="featurize")
         self._stage = ThreadPoolExecutor(max_workers=1, thread_name_prefix="featurize-stage")
-        self._workers = workers
         self._lock = threading.Lock()
         self._embed_lock = threading.Lock()
         self._texts: dict[tuple, TextFeatures] = {}
@@ -77,25 +80,33 @@ class PrefetchingFeaturizer:
         return out
 
     # ---- ahead of time ------------------------------------------------------------------------------
-    def prefetch(self, records: Sequence[Any]) -> list[tuple]:
-        """Featurise ``records`` (raw dicts) on the pool; returns the cache keys to ``forget``."""
+    def submit(self, records: Sequence[Any]) -> Future:
+        """Start featurising ``records`` (raw dicts); the future gives the cache keys to ``forget``.
+
+        Text features (Python) go to the pool at once, in parts; the model embeds the parts on the
+        stage thread, in order, as their texts are ready. Batches submitted one after another
+        thus overlap: the next batch's text features are computed while the model (outside the
+        GIL) embeds this one."""
         articles = []
         for r in records:
             try:
                 articles.append(article_from_record(r, None, self.settings.default_tz))
             except InvalidArticle:
                 continue
-        if not articles:
-            return []
-        size = max(1, -(-len(articles) // self._workers))
-        chunks = [articles[i : i + size] for i in range(0, len(articles), size)]
+        parts = [articles[i : i + PREFETCH_PART] for i in range(0, len(articles), PREFETCH_PART)]
+        texts = [self._pool.submit(self._texts_of, part) for part in parts]
+        return self._stage.submit(self._embed_parts, parts, texts)
+
+    def _embed_parts(self, parts: list[list], texts: list[Future]) -> list[tuple]:
         keys: list[tuple] = []
-        for chunk_keys in self._pool.map(self._prefetch_chunk, chunks):
-            keys.extend(chunk_keys)
+        for part, done in zip(parts, texts):
+            keys.extend(self._embed_part(part, done.result()))
         return keys
 
-    def _prefetch_chunk(self, articles: list) -> list[tuple]:
-        tfs = [self.inner.text(a) for a in articles]
+    def _texts_of(self, articles: list) -> list[TextFeatures]:
+        return [self.inner.text(a) for a in articles]
+
+    def _embed_part(self, articles: list, tfs: list[TextFeatures]) -> list[tuple]:
         with self._embed_lock:
             vectors = self.inner.embed(tfs)
         keys = [self._key(a) for a in articles]
@@ -114,9 +125,6 @@ class PrefetchingFeaturizer:
                 tf = self._texts.pop(k, None)
                 if tf is not None:
                     self._vectors.pop(id(tf), None)
-
-    def submit(self, records: Sequence[Any]) -> Future:
-        return self._stage.submit(self.prefetch, records)
 
     def close(self) -> None:
         self._stage.shutdown(wait=False, cancel_futures=True)

@@ -153,3 +153,47 @@ def test_serve_reads_daemon_settings_from_toml_env_and_flags(tmp_path, monkeypat
     settings, d = load_all(str(cfg), None, ("daemon.queue_max=8", "embedding.model=none"), host="0.0.0.0")
     assert settings.store.path == "/tmp/x-store" and settings.embedding.model == "none"
     assert (d.port, d.queue_max, d.batch_size, d.host, d.auth_token) == (9100, 8, 9, "0.0.0.0", "tok")
+
+
+def test_prefetching_featurizer_hands_out_what_it_computed_ahead_in_parts(default_embedder, monkeypatch):
+    """Features submitted ahead (text parts on the pool, embeddings part by part on the stage
+    thread) are what the indexer gets back, without featurising again; invalid records are
+    skipped; forgetting drops them."""
+    from indexer import article as article_mod
+    from indexer.daemon import worker
+    from indexer.features import Featurizer
+
+    monkeypatch.setattr(worker, "PREFETCH_PART", 2)
+    settings = Settings()
+    inner = Featurizer(settings, default_embedder)
+    calls = {"text": 0, "embed": 0}
+    real_text, real_embed = inner.text, inner.embed
+
+    def text(a):
+        calls["text"] += 1
+        return real_text(a)
+
+    def embed(tfs):
+        calls["embed"] += 1
+        return real_embed(tfs)
+
+    monkeypatch.setattr(inner, "text", text)
+    monkeypatch.setattr(inner, "embed", embed)
+    records = [{"id": f"p{i}", "title": f"第{i}条消息", "content": f"这是第{i}篇关于降雨的报道，气象台发布了预警。"} for i in range(5)]
+    records.insert(2, {"id": "bad", "title": 7})
+    pf = worker.PrefetchingFeaturizer(inner, workers=2)
+    try:
+        keys = pf.submit(records).result()
+        assert len(keys) == 5 and calls == {"text": 5, "embed": 3}  # parts of 2, 2 and 1
+        articles = [article_mod.article_from_record(r) for r in records if r["id"] != "bad"]
+        tfs = [pf.text(a) for a in articles]
+        vectors = pf.embed(tfs)
+        assert calls == {"text": 5, "embed": 3}  # all handed out from what was computed ahead
+        assert [tf.clean_title for tf in tfs] == [f"第{i}条消息" for i in range(5)]
+        expected = real_embed([real_text(a) for a in articles])
+        assert all(abs(float(v @ e) - 1.0) < 1e-5 for v, e in zip(vectors, expected))
+        pf.forget(keys)
+        pf.text(articles[0])
+        assert calls["text"] == 6  # forgotten: computed again
+    finally:
+        pf.close()
