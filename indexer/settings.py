@@ -115,7 +115,7 @@ class DaemonSettings:
     queue_max: int = _opt(100_000, lo=1, doc="most queued articles; beyond it POST answers 429 with Retry-After")
     batch_size: int = _opt(64, lo=1, hi=100_000, doc="articles the worker decides and writes per batch")
     batch_wait_seconds: float = _opt(0.5, lo=0.0, hi=3600.0, doc="longest wait for a batch to fill before it is processed")
-    featurize_workers: int = _opt(2, lo=1, hi=256, doc="threads that featurise the next batch while the current one is written")
+    featurize_workers: int = _opt(2, lo=1, hi=256, doc="threads that compute the next batch's text features while the current one is written")
     max_body_bytes: int = _opt(20 * 1024 * 1024, lo=1024, doc="largest POST body; larger requests answer 413")
     max_items_per_request: int = _opt(10_000, lo=1, doc="most articles in one POST; more answers 413")
     auth_token: str = _opt("", doc="bearer token required by write endpoints; empty: no auth (set via NEWSDEDUP_DAEMON_AUTH_TOKEN)")
