@@ -300,13 +300,15 @@ class ElasticsearchStore:
 
     def _scan(self, query: dict, what: str) -> Iterator[StoredArticle]:
         """Every match in write order, paged with ``search_after``."""
-        after = None
+        return (from_source(h["_source"]) for h in self._scan_hits(query, what))
+
+    def _scan_hits(self, query: dict, what: str, after: list | None = None, **fields) -> Iterator[dict]:
+        """The raw hits of every match in write order (after the sort values ``after``), paged
+        with ``search_after``; ``fields``: more search parameters, e.g. ``source``."""
         while True:
             extra = {"search_after": after} if after is not None else {}
-            hits = self._search(what, query=query, sort=SEQ_SORT, size=SCAN_PAGE, track_total_hits=False, **extra)["hits"]["hits"]
-            if not hits:
-                return
-            yield from (from_source(h["_source"]) for h in hits)
+            hits = self._search(what, query=query, sort=SEQ_SORT, size=SCAN_PAGE, track_total_hits=False, **extra, **fields)["hits"]["hits"]
+            yield from hits
             if len(hits) < SCAN_PAGE:
                 return
             after = hits[-1]["sort"]
@@ -384,17 +386,12 @@ class ElasticsearchStore:
         whose fingerprint is within the query's distance bound. Pages read fingerprints only
         (templated pages can share a band with thousands of articles); whole articles are read
         for those within the bound."""
-        admitted: list[str] = []
-        pages = 0
-        while True:
-            hits = self._search("SimHash band lookup", query=query, sort=SEQ_SORT, size=SCAN_PAGE, track_total_hits=False,
-                                search_after=after, source=["simhash"])["hits"]["hits"]
-            admitted += [h["_id"] for h in hits if q.admits(from_signed(int(h["_source"].get("simhash", 0))))]
-            pages += 1
-            if len(hits) < SCAN_PAGE:
-                break
-            after = hits[-1]["sort"]
-        log.debug("SimHash band lookup read %d more pages of fingerprints; %d within the bound", pages, len(admitted))
+        read, admitted = 0, []
+        for hit in self._scan_hits(query, "SimHash band lookup", after, source=["simhash"]):
+            read += 1
+            if q.admits(from_signed(int(hit["_source"].get("simhash", 0)))):
+                admitted.append(hit["_id"])
+        log.debug("SimHash band lookup read %d more fingerprints; %d within the bound", read, len(admitted))
         found = self.get_many(admitted)
         return [found[i] for i in admitted if i in found]
 
