@@ -21,6 +21,12 @@ def rec(i, title, content, day=12, **kw):
     return {"id": i, "title": title, "content": content, "publish_time": f"2024-03-{day:02d}T10:00:00+08:00", **kw}
 
 
+def paragraph_reports(prefix, n):
+    """``n`` records ``prefix0``, ``prefix1``, ..., each one paragraph of CPI or QUAKE, in turn."""
+    paragraphs = CPI.split("\n") + QUAKE.split("\n")
+    return [rec(f"{prefix}{i}", f"报道{i}：" + paragraphs[i % len(paragraphs)][:10], paragraphs[i % len(paragraphs)]) for i in range(n)]
+
+
 def test_retitled_repost_with_boilerplate_is_an_exact_duplicate(make_indexer):
     ix = make_indexer()
     out = ix.index_many([
@@ -219,8 +225,7 @@ def test_index_stream_reads_two_batches_ahead_and_keeps_input_order(make_indexer
     """A stream is decided batch by batch as it is read: the first outcomes arrive before the
     input is used up (at most the batch decided plus two ahead were read), in input order, with
     invalid records REJECTED in place."""
-    paragraphs = CPI.split("\n") + QUAKE.split("\n")
-    records = [rec(f"s{i}", f"报道{i}：" + paragraphs[i % len(paragraphs)][:10], paragraphs[i % len(paragraphs)]) for i in range(20)]
+    records = paragraph_reports("s", 20)
     records[4] = {"id": "bad", "title": 5, "content": "x"}
     read = []
 
@@ -245,8 +250,7 @@ def test_a_failing_input_still_gets_every_record_read_before_it_decided_and_stor
     """The input raises mid-stream while the indexer reads ahead: the records read before the
     failure (full batches and the partial one) are decided, written and yielded, then the error
     comes; places that do not match the records are refused before anything is written."""
-    paragraphs = CPI.split("\n") + QUAKE.split("\n")
-    records = [rec(f"f{i}", f"报道{i}：" + paragraphs[i % len(paragraphs)][:10], paragraphs[i % len(paragraphs)]) for i in range(7)]
+    records = paragraph_reports("f", 7)
 
     def source():
         for i, r in enumerate(records):
@@ -276,8 +280,7 @@ def test_a_failing_input_still_gets_every_record_read_before_it_decided_and_stor
 
 
 def test_a_feature_stage_error_stops_the_stream_after_the_batches_before_it(make_indexer, monkeypatch):
-    paragraphs = CPI.split("\n") + QUAKE.split("\n")
-    records = [rec(f"e{i}", f"报道{i}：" + paragraphs[i % len(paragraphs)][:10], paragraphs[i % len(paragraphs)]) for i in range(8)]
+    records = paragraph_reports("e", 8)
     ix = make_indexer(**{"input.batch_size": 2})
     real = ix.featurizer.text
 
