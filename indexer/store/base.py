@@ -9,6 +9,19 @@ send one request per batch (Elasticsearch ``_msearch``):
 
 and stores batches of decided articles. Writes are idempotent by article id: writing an id that is
 already stored keeps the stored article (first write wins), so retries never change a decision.
+
+Clusters change after the fact in two ways, both recorded in the store's change log:
+
+* ``merge``  every member of one cluster joins another (an article that arrived later bridged two
+             clusters that arrived apart, or a person said "same story"). A cluster's id is its
+             canonical article's id; the merged cluster's canonical becomes an ordinary member.
+* ``split``  one article leaves its cluster, alone or into another named cluster ("not the same
+             story"). When it was the canonical article, the oldest remaining member becomes the
+             canonical of the rest, and the rest take that member's id as their cluster id.
+
+Merges passed to ``write`` are applied in the same unit as the articles (one transaction in the
+embedded store; recorded first and re-applied on open in Elasticsearch), so a crash never keeps
+the articles and loses the merge their decision made. Both changes are idempotent.
 """
 
 from __future__ import annotations
@@ -110,6 +123,28 @@ class KnnQuery:
     exclude_id: str | None = None
 
 
+MERGED = "merged"  # dup_reason of a canonical article whose cluster was merged into another
+MANUAL = "manual"  # dup_reason of an article a person moved into a cluster
+
+
+@dataclass(frozen=True)
+class ClusterChange:
+    """One entry of a store's change log: a merge of ``source`` into ``into``, or a split of
+    ``article_id`` out of ``source`` (into ``into``, or alone when ``into`` is its own id)."""
+
+    kind: str  # "merge" | "split"
+    into: str
+    source: str
+    article_id: str | None = None  # merge: the article that bridged the clusters; split: the article moved
+    reason: str = ""
+    by: str = ""  # who asked: "indexer" for merges its decisions made, else a user name
+    at: datetime | None = None
+
+    def record(self) -> dict:
+        return {"kind": self.kind, "into": self.into, "source": self.source, "article_id": self.article_id,
+                "reason": self.reason, "by": self.by, "at": self.at.isoformat() if self.at else None}
+
+
 @dataclass(frozen=True)
 class StoreStats:
     articles: int
@@ -132,7 +167,13 @@ class Store(Protocol):
 
     def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]: ...
 
-    def write(self, articles: Sequence[StoredArticle]) -> None: ...
+    def write(self, articles: Sequence[StoredArticle], merges: Sequence[ClusterChange] = ()) -> None: ...
+
+    def merge_clusters(self, merges: Sequence[ClusterChange]) -> None: ...
+
+    def split_article(self, change: ClusterChange) -> str | None: ...
+
+    def cluster_changes(self, cluster_id: str | None = None) -> list[ClusterChange]: ...
 
     def cluster_members(self, cluster_id: str) -> list[StoredArticle]: ...
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import StoreError, StoreSchemaError
 from ..features.simhash import from_signed, to_signed
-from .base import BandQuery, KnnQuery, StoredArticle, StoreStats, TimeWindow
+from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow
 from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, stack
 
 log = logging.getLogger(__name__)
@@ -33,6 +33,8 @@ ANN_FILE = "vectors.hnsw"
 ANN_META_FILE = "vectors.json"
 ANN_SAVE_EVERY = 50_000
 SCHEMA_VERSION = "2"
+UNREADABLE_EXTRA_KEY = "unreadable_extra"  # holds stored extra text that cannot be parsed back
+_UNREADABLE_EXTRA_LOGGED: set[str] = set()  # article ids already warned about (once per process)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -54,6 +56,12 @@ CREATE INDEX IF NOT EXISTS articles_content_key ON articles(content_key);
 CREATE INDEX IF NOT EXISTS articles_canonical_url ON articles(canonical_url) WHERE canonical_url != '';
 CREATE INDEX IF NOT EXISTS articles_cluster ON articles(cluster_id);
 CREATE INDEX IF NOT EXISTS articles_publish_ts ON articles(publish_ts);
+CREATE TABLE IF NOT EXISTS cluster_changes (
+    seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, into_id TEXT NOT NULL, source_id TEXT NOT NULL,
+    article_id TEXT, reason TEXT NOT NULL, by_whom TEXT NOT NULL, at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS cluster_changes_into ON cluster_changes(into_id);
+CREATE INDEX IF NOT EXISTS cluster_changes_source ON cluster_changes(source_id);
 CREATE TABLE IF NOT EXISTS bands (
     band INTEGER NOT NULL, rid INTEGER NOT NULL, simhash INTEGER, publish_ts REAL,
     PRIMARY KEY (band, rid)
@@ -79,7 +87,7 @@ _SQL_VARS = 900  # stay under SQLite's bound-parameter limit in IN (...) lists
 # open-ended ones by the HNSW graph with the window applied after the search.
 EXACT_WINDOW_MAX_DAYS = 62
 # Articles read for band and kNN candidates, kept by row id: the same window neighbours are asked
-# for article after article, and rows are never changed once written (newsdedup only inserts).
+# for article after article. Only merges and splits change a written row, and they empty the cache.
 CANDIDATE_ROWS_CACHED = 4096
 
 
@@ -240,6 +248,22 @@ class SqliteStore:
         self._unsaved = 0
 
     # ---- row mapping -----------------------------------------------------------------------------
+    @staticmethod
+    def _extra_of(article_id: str, raw: str) -> dict:
+        """The stored extra fields. Text that cannot be parsed back (written before the edge bounded
+        them: nested deeper than the parser's recursion allows, or not JSON) is kept verbatim under
+        UNREADABLE_EXTRA_KEY, so one article's extra fields can never break reading it or its
+        neighbours (every candidate lookup reads whole rows)."""
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            if article_id not in _UNREADABLE_EXTRA_LOGGED:
+                _UNREADABLE_EXTRA_LOGGED.add(article_id)
+                log.warning("article %s: stored extra fields cannot be parsed (%s); kept as text under %r",
+                            article_id, type(exc).__name__, UNREADABLE_EXTRA_KEY)
+            return {UNREADABLE_EXTRA_KEY: raw}
+        return value if isinstance(value, dict) else {UNREADABLE_EXTRA_KEY: raw}
+
     def _row_to_article(self, row) -> StoredArticle:
         (rid, aid, url, curl, source, title, content, pts, ctitle, cbody, tmd5, bmd5, ckey, sh, bands, vec,
          cid, canon, dup_of, reason, score, indexed_at, extra) = row
@@ -250,7 +274,7 @@ class SqliteStore:
             simhash=from_signed(sh), bands=tuple(int(b) for b in bands.split(",") if b),
             vector=np.frombuffer(vec, dtype=np.float32) if vec is not None else None,
             cluster_id=cid, is_canonical=bool(canon), dup_of=dup_of, dup_reason=reason, score=score,
-            indexed_at=datetime.fromisoformat(indexed_at), extra=json.loads(extra),
+            indexed_at=datetime.fromisoformat(indexed_at), extra=self._extra_of(aid, extra),
         )
 
     def _select_pairs(self, where: str, args: Sequence) -> list[tuple[int, StoredArticle]]:
@@ -367,8 +391,8 @@ class SqliteStore:
         self._ann.set_ef(self._ef_search)
         return result
 
-    def write(self, articles: Sequence[StoredArticle]) -> None:
-        if not articles:
+    def write(self, articles: Sequence[StoredArticle], merges: Sequence[ClusterChange] = ()) -> None:
+        if not articles and not merges:
             return
         now = datetime.now(timezone.utc).isoformat()
         new_rows: list[tuple[int, float | None, np.ndarray]] = []
@@ -400,19 +424,111 @@ class SqliteStore:
                         )
                         if vec is not None:
                             new_rows.append((rid, _ts(a.publish_time), a.vector))
+                for change in merges:  # one transaction with the articles whose decisions made them
+                    self._merge(change)
                 self._db.execute("COMMIT")
             except BaseException as exc:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+                self._rollback()
                 if isinstance(exc, sqlite3.Error):
                     raise StoreError(f"writing {len(articles)} articles failed: {exc}") from exc
                 raise
+            if merges:
+                self._candidate_rows.clear()  # rows of merged clusters changed
             if new_rows and self._ann is not None:
                 self._ann_add([r for r, _, _ in new_rows], np.vstack([v for _, _, v in new_rows]).astype(np.float32))
                 for rid, ts, vector in new_rows:
                     self._days.add(rid, ts, np.asarray(vector, dtype=np.float32))
                 if self._unsaved >= ANN_SAVE_EVERY:
                     self._save_ann()
+
+    def _rollback(self) -> None:
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
+
+    # ---- merges and splits -----------------------------------------------------------------------
+    def _current_cluster(self, article_id: str) -> str | None:
+        row = self._db.execute("SELECT cluster_id FROM articles WHERE id = ?", (article_id,)).fetchone()
+        return row[0] if row else None
+
+    def _log(self, change: ClusterChange, into: str, source: str) -> None:
+        at = (change.at or datetime.now(timezone.utc)).isoformat()
+        self._db.execute(
+            "INSERT INTO cluster_changes (kind, into_id, source_id, article_id, reason, by_whom, at) VALUES (?,?,?,?,?,?,?)",
+            (change.kind, into, source, change.article_id, change.reason, change.by, at),
+        )
+
+    def _merge(self, change: ClusterChange) -> None:
+        """Inside a transaction. Both ends are read through their canonical articles' current
+        clusters, so a merge into a cluster that was itself merged away lands where it went."""
+        into, source = self._current_cluster(change.into), self._current_cluster(change.source)
+        if into is None or source is None or into == source:
+            return
+        self._db.execute(
+            "UPDATE articles SET dup_of = ?, dup_reason = ?, score = NULL WHERE id = ? AND dup_of IS NULL",
+            (change.article_id or into, MERGED, source),
+        )
+        self._db.execute("UPDATE articles SET cluster_id = ?, is_canonical = 0 WHERE cluster_id = ?", (into, source))
+        self._log(change, into, source)
+
+    def merge_clusters(self, merges: Sequence[ClusterChange]) -> None:
+        self.write([], merges)
+
+    def split_article(self, change: ClusterChange) -> str | None:
+        aid = change.article_id
+        if aid is None:
+            raise ValueError("a split names the article to move")
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                source = self._current_cluster(aid)
+                if source is None:
+                    raise KeyError(aid)
+                into = aid if change.into == aid else self._current_cluster(change.into)
+                if into is None:
+                    raise KeyError(change.into)
+                new_canonical = None
+                if source == aid:  # the canonical leaves: the oldest other member leads the rest
+                    row = self._db.execute(
+                        "SELECT id FROM articles WHERE cluster_id = ? AND id != ? "
+                        "ORDER BY publish_ts IS NULL, publish_ts, rid LIMIT 1", (aid, aid),
+                    ).fetchone()
+                    if row is not None:
+                        new_canonical = row[0]
+                        self._db.execute("UPDATE articles SET cluster_id = ? WHERE cluster_id = ? AND id != ?", (new_canonical, aid, aid))
+                        self._db.execute(
+                            "UPDATE articles SET is_canonical = 1, dup_of = NULL, dup_reason = NULL, score = NULL WHERE id = ?",
+                            (new_canonical,),
+                        )
+                if into == aid:
+                    self._db.execute(
+                        "UPDATE articles SET cluster_id = ?, is_canonical = 1, dup_of = NULL, dup_reason = NULL, score = NULL WHERE id = ?",
+                        (aid, aid),
+                    )
+                elif into != source or source == aid:
+                    self._db.execute(
+                        "UPDATE articles SET cluster_id = ?, is_canonical = 0, dup_of = ?, dup_reason = ?, score = NULL WHERE id = ?",
+                        (into, into, MANUAL, aid),
+                    )
+                self._log(change, into, source)
+                self._db.execute("COMMIT")
+            except BaseException as exc:
+                self._rollback()
+                if isinstance(exc, sqlite3.Error):
+                    raise StoreError(f"splitting {aid} out of its cluster failed: {exc}") from exc
+                raise
+            self._candidate_rows.clear()
+        return new_canonical
+
+    def cluster_changes(self, cluster_id: str | None = None) -> list[ClusterChange]:
+        query = "SELECT kind, into_id, source_id, article_id, reason, by_whom, at FROM cluster_changes"
+        args: list = []
+        if cluster_id is not None:
+            query += " WHERE into_id = ? OR source_id = ?"
+            args = [cluster_id, cluster_id]
+        with self._lock:
+            rows = self._db.execute(query + " ORDER BY seq", args).fetchall()
+        return [ClusterChange(kind, into, source, aid, reason, by, datetime.fromisoformat(at))
+                for kind, into, source, aid, reason, by, at in rows]
 
     def cluster_members(self, cluster_id: str) -> list[StoredArticle]:
         return self._select("cluster_id = ? ORDER BY rid", [cluster_id])

@@ -137,3 +137,89 @@ def test_clusters_stats_and_iteration(store_factory):
     assert (s.articles, s.clusters, s.duplicates) == (4, 2, 2)
     assert s.by_reason == {"near": 1, "exact": 1}
     assert [a.id for a in store.iter_articles()] == ["c1", "m1", "m2", "c2"]
+
+
+# ---- cluster changes: merge and split ------------------------------------------------------------
+from indexer.store import MANUAL, MERGED, ClusterChange  # noqa: E402
+
+
+def _clusters(store) -> dict[str, tuple[str, bool]]:
+    return {a.id: (a.cluster_id, a.is_canonical) for a in store.iter_articles()}
+
+
+def _two_clusters(store):
+    store.write([
+        art("a", when=T0), art("a2", cluster="a", dup_of="a", reason="near", score=0.9, when=T0 + timedelta(hours=1)),
+        art("b", when=T0 + timedelta(hours=2)), art("b2", cluster="b", dup_of="b", reason="near", score=0.9, when=T0 + timedelta(hours=3)),
+    ])
+
+
+def test_merge_moves_every_member_and_demotes_the_merged_canonical(store_factory):
+    store = store_factory()
+    _two_clusters(store)
+    store.merge_clusters([ClusterChange("merge", into="a", source="b", article_id="a2", reason="bridge near to both", by="indexer")])
+    assert _clusters(store) == {"a": ("a", True), "a2": ("a", False), "b": ("a", False), "b2": ("a", False)}
+    b = store.get_many(["b"])["b"]
+    assert (b.dup_of, b.dup_reason) == ("a2", MERGED)
+    assert store.get_many(["b2"])["b2"].dup_of == "b"  # members keep the match they were decided on
+    assert sorted(m.id for m in store.cluster_members("a")) == ["a", "a2", "b", "b2"]
+    assert store.cluster_members("b") == []
+    assert store.top_clusters(5) == [("a", 4)]
+    assert store.stats().clusters == 1
+    log = store.cluster_changes("a")
+    assert [(c.kind, c.into, c.source, c.article_id, c.by) for c in log] == [("merge", "a", "b", "a2", "indexer")]
+    assert log[0].at is not None
+
+
+def test_merge_is_idempotent_and_follows_earlier_merges(store_factory):
+    store = store_factory()
+    _two_clusters(store)
+    store.write([art("c", when=T0 + timedelta(hours=4))])
+    merge_b = ClusterChange("merge", into="a", source="b", article_id=None, reason="same story", by="tester")
+    store.merge_clusters([merge_b])
+    store.merge_clusters([merge_b])  # again: nothing changes
+    # "b" is no cluster any more: a merge of c into b lands in a, where b went
+    store.merge_clusters([ClusterChange("merge", into="b", source="c", reason="same story", by="tester")])
+    assert {cid for cid, _ in _clusters(store).values()} == {"a"}
+    assert store.get_many(["b"])["b"].dup_of == "a"  # no bridging article: the merged canonical points at the survivor
+    assert len(store.cluster_changes()) == 2
+
+
+def test_merges_written_with_articles_apply_to_them_too(store_factory):
+    store = store_factory()
+    _two_clusters(store)
+    # A bridging article decided into "a", written together with the merge its decision made.
+    bridge = art("x", cluster="a", dup_of="a2", reason="near", score=0.95, when=T0 + timedelta(hours=5))
+    late = art("b3", cluster="b", dup_of="b", reason="exact", score=1.0, when=T0 + timedelta(hours=5))
+    store.write([bridge, late], [ClusterChange("merge", into="a", source="b", article_id="x", reason="bridge", by="indexer")])
+    assert {a: c for a, (c, _) in _clusters(store).items()} == dict.fromkeys(["a", "a2", "b", "b2", "x", "b3"], "a")
+    # lookups answer with the merged cluster
+    assert {a.cluster_id for a in store.find_exact(["kb3"])["kb3"]} == {"a"}
+
+
+def test_split_moves_one_article_out_alone_or_into_a_named_cluster(store_factory):
+    store = store_factory()
+    _two_clusters(store)
+    assert store.split_article(ClusterChange("split", into="a2", source="a", article_id="a2", reason="not the same story", by="tester")) is None
+    assert _clusters(store)["a2"] == ("a2", True)
+    a2 = store.get_many(["a2"])["a2"]
+    assert (a2.dup_of, a2.dup_reason) == (None, None)
+    assert store.split_article(ClusterChange("split", into="b", source="a2", article_id="a2", by="tester")) is None
+    a2 = store.get_many(["a2"])["a2"]
+    assert (a2.cluster_id, a2.is_canonical, a2.dup_of, a2.dup_reason) == ("b", False, "b", MANUAL)
+    assert [c.kind for c in store.cluster_changes("b")] == ["split"]
+
+
+def test_splitting_a_canonical_out_makes_the_oldest_other_member_canonical(store_factory):
+    store = store_factory()
+    store.write([
+        art("c", when=T0 + timedelta(hours=1)),
+        art("c3", cluster="c", dup_of="c", reason="near", when=T0 + timedelta(hours=3)),
+        art("c2", cluster="c", dup_of="c", reason="near", when=T0 + timedelta(hours=2)),
+    ])
+    assert store.split_article(ClusterChange("split", into="c", source="c", article_id="c", by="tester")) == "c2"
+    assert _clusters(store) == {"c": ("c", True), "c2": ("c2", True), "c3": ("c2", False)}
+    c2 = store.get_many(["c2"])["c2"]
+    assert (c2.dup_of, c2.dup_reason) == (None, None)
+    with pytest.raises(KeyError):
+        store.split_article(ClusterChange("split", into="nope", source="nope", article_id="nope"))
