@@ -190,9 +190,6 @@ def test_cli_stops_and_marks_nothing_when_the_daemon_refuses(sites, tmp_path, ma
 
 # ---- into the indexer --------------------------------------------------------------------------
 
-indexer_pipeline = pytest.importorskip("indexer.pipeline")
-
-
 def test_crawl_into_the_store_clusters_reposts_only(sites, tmp_path, sleeps):
     from crawlers.sinks import IndexerSink
     from indexer.settings import load_settings
