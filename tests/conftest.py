@@ -1,6 +1,9 @@
-"""Shared fixtures: one loaded default embedding model per test session (loading costs seconds)."""
+"""Shared fixtures: one loaded default embedding model per test session (loading costs seconds);
+the ``es`` mark on every test that needs the Elasticsearch test server."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +14,31 @@ from indexer.pipeline import Indexer
 from indexer.settings import Settings
 from indexer.store.sqlite import SqliteStore
 from indexer.features.simhash import FINGERPRINT_LAYOUT
+from tests.es import server as es_test_server
+
+ES_TESTS = Path(__file__).parent / "es"
+# Fixtures of tests/es/conftest.py that start (or reuse) the test server.
+ES_SERVER_FIXTURES = {"server", "es_store"}
+
+
+def _needs_es_server(item: pytest.Item) -> bool:
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and callspec.params.get("store_factory") in es_test_server.ES_STORE_KINDS:
+        return True  # the store contract suite (tests/store) run against Elasticsearch
+    return ES_TESTS in item.path.parents and not ES_SERVER_FIXTURES.isdisjoint(getattr(item, "fixturenames", ()))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that use the server through a fixture; tests that call ``require_server``
+    themselves carry the mark in their module."""
+    for item in items:
+        if _needs_es_server(item):
+            item.add_marker(pytest.mark.es)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    es_test_server.note_running_test(item)
 
 
 @pytest.fixture(scope="session")

@@ -136,6 +136,7 @@ def test_file_lease_excludes_other_holders(tmp_path):
     assert n.acquire() and n.valid() and n.holder() == "x"
 
 
+@pytest.mark.es
 def test_elasticsearch_lease_on_a_real_server():
     from tests.es.server import require_server
 

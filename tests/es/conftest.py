@@ -1,12 +1,11 @@
-"""Fixtures for the Elasticsearch store tests (server handling in ``server.py``)."""
+"""Fixtures for the Elasticsearch store tests (server handling in ``server.py``). The ``es`` mark
+of the tests that use them is added by tests/conftest.py: a ``pytestmark`` here would do nothing."""
 
 from __future__ import annotations
 
 import pytest
 
 from .server import drop_store, make_store, require_server
-
-pytestmark = pytest.mark.es
 
 
 @pytest.fixture

@@ -7,7 +7,10 @@
   ``noida-db up`` on a free loopback port and a fresh data dir, and stopped with ``noida-db down``
   (killed by pid if that fails) when the process exits.
 
-When neither works, ``require_server`` skips the test with the reason.
+When neither works, ``require_server`` skips the test with the reason, or fails it where the suite
+is expected to run (``NEWSDEDUP_REQUIRE_ES=1``, set by ``.ci/run``): a CI run without a test
+server must not pass. Every test that uses the server carries the ``es`` mark (``-m "not es"``
+deselects them); ``require_server`` fails a test that lacks it, so a new one cannot forget it.
 Each store a test makes gets its own index alias ``ndtest-<uuid>``, dropped afterwards.
 """
 
@@ -34,6 +37,9 @@ from indexer.features.simhash import FINGERPRINT_LAYOUT
 from indexer.store.es_config import EsConfig, make_client
 
 ENV = "NEWSDEDUP_TEST_ES_"
+REQUIRE_ENV = "NEWSDEDUP_REQUIRE_ES"
+# The kinds of tests/store's store_factory that are Elasticsearch stores (see es_factory).
+ES_STORE_KINDS = ("es", "es-refresh")
 
 
 @dataclass
@@ -138,15 +144,33 @@ def _from_env() -> Server | None:
     return Server(url=url, auth=auth, real=True)
 
 
+def server_required() -> bool:
+    """Whether a missing test server fails the ES tests instead of skipping them."""
+    return os.environ.get(REQUIRE_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+def note_running_test(item: pytest.Item) -> None:
+    """Called by the test session before each test's setup, so ``require_server`` can check its mark."""
+    _state["test"] = item
+
+
 def require_server() -> Server:
-    """The shared server, started on first use; skips the calling test when none can run."""
+    """The shared server, started on first use. When none can run the calling test is skipped, or
+    failed when ``NEWSDEDUP_REQUIRE_ES`` is set."""
+    test = _state.get("test")
+    if test is not None and test.get_closest_marker("es") is None:
+        pytest.fail(f"{test.nodeid} uses the Elasticsearch test server but has no `es` mark "
+                    "(add it in the test module or in tests/conftest.py's collection hook)", pytrace=False)
     if "server" not in _state and "error" not in _state:
         try:
             _state["server"] = _from_env() or _start_noida()
         except RuntimeError as exc:
             _state["error"] = str(exc)
     if "error" in _state:
-        pytest.skip(f"no Elasticsearch for the tests: {_state['error']}")
+        reason = f"no Elasticsearch for the tests: {_state['error']}"
+        if server_required():
+            pytest.fail(f"{reason} ({REQUIRE_ENV} is set: the ES tests must run here)", pytrace=False)
+        pytest.skip(reason)
     return _state["server"]
 
 
@@ -180,6 +204,7 @@ def es_factory(kind: str):
     goes to the server."""
     server = require_server()
     made = []
+    assert kind in ES_STORE_KINDS, kind
     extra = {"inflight_max": 0, "write_refresh": "true"} if kind == "es-refresh" else {}
 
     def make(dims=8, model="test-model"):
