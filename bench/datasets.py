@@ -11,23 +11,36 @@ import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from splits import check_part, ecom_key, part_of, sohu_key, story_key
+
 DATA = Path(os.environ.get("NEWSDEDUP_EVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 CST = timezone(timedelta(hours=8))
 
 
-def sohu_pairs(name: str = "short_short_B_train.jsonl", label: str = "labelB"):
+def sohu_pairs(name: str = "short_short_B_train.jsonl", label: str = "labelB", part: str | None = None):
+    """(source, target, same) of a sohu2021 pair file; ``part``: only the pairs of that split part
+    (splits.sohu_key), None for all."""
+    if part is not None:
+        check_part(part)
     with open(DATA / "sohu2021_short_pairs" / name, encoding="utf-8") as fh:
         for line in fh:
             row = json.loads(line)
-            yield row["source"].strip(), row["target"].strip(), row[label] == "1"
+            source, target = row["source"].strip(), row["target"].strip()
+            if part is None or part_of(sohu_key(source, target)) == part:
+                yield source, target, row[label] == "1"
 
 
-def ecom_articles():
+def ecom_articles(part: str | None = None):
+    """(article, event_id) of ecom2022 dev; ``part``: only the events of that split part."""
+    if part is not None:
+        check_part(part)
     docs = json.loads((DATA / "ecom2022_event_clusters" / "dev.doc.json").read_text(encoding="utf-8"))
     for d in docs:
-        doc = d["Doc"]
+        doc, event = d["Doc"], d["Descriptor"]["event_id"]
+        if part is not None and part_of(ecom_key(event)) != part:
+            continue
         body = "".join(s["sent_text"] for s in sorted(doc["content"], key=lambda s: s["sent_idx"]))
-        yield {"id": f"ecom-{doc['doc_id']}", "title": doc["title"], "content": body}, d["Descriptor"]["event_id"]
+        yield {"id": f"ecom-{doc['doc_id']}", "title": doc["title"], "content": body}, event
 
 
 def inews_articles():
@@ -43,6 +56,15 @@ def cec_articles():
             row = json.loads(line)
             yield {"id": f"cec-{row['id']}", "title": row["title"], "content": row["body"]}
 
+
+def cec_reports():
+    """cec_news articles with their category (火灾, 食物中毒, 交通事故, 地震, 恐怖袭击) and the raw
+    ``date`` text, as {id, title, content, category, date_text}."""
+    with open(DATA / "cec_news" / "cec_raw_news.jsonl", encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            yield {"id": f"cec-{row['id']}", "title": row["title"], "content": row["body"],
+                   "category": row["category"], "date_text": row.get("date") or ""}
 
 
 def embedded_texts(records, settings) -> list[str]:
@@ -104,11 +126,16 @@ def repost_variants(article: dict, rng: random.Random, when: datetime) -> list[d
     return variants
 
 
-def distinct_seeds(limit: int, min_chars: int = 200, seed: int = 7) -> list[dict]:
+def distinct_seeds(limit: int, min_chars: int = 200, seed: int = 7, part: str | None = None,
+                   sources=("inews", "cec"), exclude=frozenset()) -> list[dict]:
     """Real articles with no exact or near copy among themselves (checked by character 5-gram
-    containment), so each one can stand for its own story."""
+    containment), so each one can stand for its own story. ``part``: only articles whose story
+    falls in that split part (splits.story_key); ``exclude``: ids never to pick."""
     rng = random.Random(seed)
-    pool = [a for a in list(inews_articles()) + list(cec_articles()) if len(a["content"]) >= min_chars and a["title"].strip()]
+    loaders = {"inews": inews_articles, "cec": cec_articles}
+    pool = [a for source in sources for a in loaders[source]()
+            if len(a["content"]) >= min_chars and a["title"].strip() and a["id"] not in exclude
+            and (part is None or part_of(story_key(a["id"])) == check_part(part))]
     rng.shuffle(pool)
     kept, sizes, titles, bodies = [], [], set(), set()
     postings: dict[str, list[int]] = {}  # 5-gram -> kept articles holding it
@@ -181,12 +208,14 @@ def templated_reports(rng: random.Random, per_family: int, day: datetime) -> lis
     return out
 
 
-def repost_set(n_seeds: int = 300, seed: int = 11, per_family: int = 15):
-    """Seeds + their reposts + templated reports, each record with a truth label."""
+def repost_set(n_seeds: int = 300, seed: int = 11, per_family: int = 15, part: str | None = None):
+    """Seeds + their reposts + templated reports, each record with a truth label. ``part``: seeds
+    and templated reports of that split part only (the seeds are drawn from it, so a part's set
+    has ``n_seeds`` seeds too); None: the whole set as it was before the split."""
     rng = random.Random(seed)
     t0 = datetime(2024, 3, 1, 8, tzinfo=CST)
     records, truth = [], {}
-    for i, a in enumerate(distinct_seeds(n_seeds)):
+    for i, a in enumerate(distinct_seeds(n_seeds, part=part)):
         when = t0 + timedelta(hours=rng.uniform(0, 24 * 30))
         base = {"id": a["id"], "title": a["title"], "content": a["content"], "publish_time": when.isoformat(), "kind": "original"}
         group = [base] + [dict(v, id=f"{a['id']}~{k}") for k, v in enumerate(repost_variants(a, rng, when))]
@@ -195,6 +224,8 @@ def repost_set(n_seeds: int = 300, seed: int = 11, per_family: int = 15):
         records.extend(group)
     for j, t in enumerate(templated_reports(rng, per_family, t0 + timedelta(days=5))):
         rid = f"tpl-{t['family']}-{j}"
+        if part is not None and part_of(story_key(rid)) != part:
+            continue
         records.append(dict(t, id=rid, kind="template"))
         truth[rid] = rid
     rng.shuffle(records)

@@ -1,11 +1,23 @@
 """Quality of newsdedup on the evaluation data beside the repository (../shared/data).
 
-    python bench/quality.py reposts   # synthetic reposts of real articles + templated reports
-    python bench/quality.py ecom      # ecom2022 dev: clusters vs event_id
-    python bench/quality.py sohu      # sohu2021 short-short B train pairs via the compare rules
-    python bench/quality.py inews     # natural duplicates inside ccf2019_inews
+Every labelled set is split into a tune part and a test part (bench/splits.py: by a hash of the
+story, event or pair, so nothing straddles the parts). Fit thresholds and models on --part tune;
+the figures printed by default, and the ones to quote, are --part test.
+
+    python bench/quality.py heldout       # v2 reposts of real articles + digests + hard negatives
+    python bench/quality.py burst         # 100 real stories x 20 articles, shuffled, two days
+    python bench/quality.py traditional   # 60 verbatim copies in traditional characters + 500 others
+    python bench/quality.py reposts       # first generator's reposts + templated reports
+    python bench/quality.py ecom          # ecom2022 dev: clusters vs event_id
+    python bench/quality.py sohu          # sohu2021 short-short B train pairs via the compare rules
+    python bench/quality.py inews         # natural duplicates inside ccf2019_inews (unlabelled)
     python bench/quality.py all
     python bench/quality.py layers --plot docs/bench/layers.png   # each layer alone and combined
+
+Clustering sets are ingested in --orders shuffled arrival orders (an incremental clusterer's result
+depends on the order); each figure is the mean with its range (min-max) over the orders. -v reads
+the errors of the first order: the evidence of each wrong link and of each missed member against
+its story's main cluster, through Indexer.compare.
 
 Each run ingests into a temporary embedded store with the default settings (or --set KEY=VALUE).
 """
@@ -13,6 +25,8 @@ Each run ingests into a temporary embedded store with the default settings (or -
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import random
 import sys
 import tempfile
 import time
@@ -23,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datasets  # noqa: E402
 
-from indexer.evaluation import bcubed_prf, binary_prf, pairwise_prf  # noqa: E402
+from indexer.evaluation import bcubed_prf, binary_prf, over_runs, pairwise_prf, spread  # noqa: E402
 from indexer.pipeline import Indexer  # noqa: E402
 from indexer.settings import load_settings  # noqa: E402
 
@@ -34,67 +48,192 @@ def _settings(sets, store):
     return load_settings(overrides=overrides, environ={})
 
 
-def _ingest(records, sets):
+def _ingest(records, sets, inspect=None):
+    """Ingest into a fresh temporary store; ``inspect(indexer, outcomes)`` runs before it closes."""
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         with Indexer.open(_settings(sets, tmp)) as ix:
             outcomes = ix.index_many(records)
-        elapsed = time.perf_counter() - started
+            elapsed = time.perf_counter() - started
+            if inspect is not None:
+                inspect(ix, outcomes)
     return outcomes, elapsed
 
 
-def reposts(args):
-    records, truth = datasets.repost_set(args.seeds)
-    outcomes, elapsed = _ingest(records, args.set)
-    pred = {o.article_id: o.cluster_id for o in outcomes}
-    kind = {r["id"]: r["kind"] for r in records}
-    m = pairwise_prf(pred, truth)
-    print(f"reposts: {len(records)} articles ({args.seeds} real seed articles + reposts + {sum(k == 'template' for k in kind.values())} templated reports), {elapsed:.1f}s")
-    print(f"  pairwise {m.row()}")
-    print(f"  B-cubed  {bcubed_prf(pred, truth).row()}")
+def _part(args):
+    return None if args.part == "all" else args.part
+
+
+# ---- shuffled arrival orders ---------------------------------------------------------------------
+def _clusters(pred):
     members = defaultdict(list)
     for aid, cid in pred.items():
         members[cid].append(aid)
-    tpl_merges = sum(1 for ids in members.values() if sum(kind[i] == "template" for i in ids) > 1 or
-                     (any(kind[i] == "template" for i in ids) and len(ids) > 1))
-    print(f"  clusters holding a templated report with anything else: {tpl_merges}")
+    return members
+
+
+def _alone_merged(pred, truth, kind, alone_kinds):
+    """Articles of the given kinds (templated reports, digests, hard negatives) sharing a cluster
+    with an article of another story."""
+    stories = defaultdict(set)
+    for i, c in pred.items():
+        stories[c].add(truth.get(i))
+    return Counter(kind[i] for i, c in pred.items() if kind.get(i) in alone_kinds and len(stories[c]) > 1)
+
+
+def _missed_by_kind(pred, truth, kind):
+    """Members not in their story's main cluster (the one holding most of the story), by kind."""
+    groups = defaultdict(list)
+    for i, story in truth.items():
+        if i in pred:
+            groups[story].append(i)
     missed = Counter()
-    for o in outcomes:
-        if kind[o.article_id] not in ("original", "template") and pred[o.article_id] != pred.get(truth[o.article_id]):
-            missed[kind[o.article_id]] += 1
-    print(f"  reposts not in their original's cluster, by kind: {dict(missed)}")
-    reasons = Counter(o.reason for o in outcomes if o.reason)
-    print(f"  duplicate reasons: {dict(reasons)}")
-    if args.verbose:
-        by_id = {r["id"]: r for r in records}
-        for cid, ids in members.items():
-            labels = {truth[i] for i in ids}
-            if len(labels) > 1:
-                print("  FALSE MERGE:", [(i, by_id[i]["title"][:30]) for i in ids])
+    for ids in groups.values():
+        main, _ = Counter(pred[i] for i in ids).most_common(1)[0]
+        missed.update(kind.get(i, "?") for i in ids if pred[i] != main)
+    return missed
+
+
+def evaluate_orders(name, records, truth, args, orders, kind=None, alone_kinds=frozenset(), hard_pairs=()):
+    """Ingest ``records`` in ``orders`` shuffled orders; print per-order and summary figures."""
+    kind = kind or {}
+    preds = []
+    runs, clusters, alone, hard, missed, seconds = [], [], [], [], Counter(), []
+    stories = len(set(truth.values()))
+    print(f"{name}: {len(records)} articles, {stories} true stories; {orders} shuffled arrival orders", flush=True)
+    for order in range(1, orders + 1):
+        shuffled = list(records)
+        random.Random(order).shuffle(shuffled)
+        inspect = None
+        if args.verbose and order == 1:
+            by_id = {r["id"]: r for r in records}
+            inspect = lambda ix, outcomes: read_errors(ix, outcomes, by_id, truth, kind, args.errors)  # noqa: E731
+        outcomes, elapsed = _ingest(shuffled, args.set, inspect)
+        pred = {o.article_id: o.cluster_id for o in outcomes if o.article_id}
+        m = pairwise_prf(pred, truth)
+        preds.append(pred)
+        runs.append(m)
+        clusters.append(len(set(pred.values())))
+        alone.append(sum(_alone_merged(pred, truth, kind, alone_kinds).values()))
+        hard.append(sum(pred.get(a) == pred.get(b) for a, b in hard_pairs))
+        missed.update(_missed_by_kind(pred, truth, kind))
+        seconds.append(elapsed)
+        extra = f"  negatives merged {alone[-1]}" if alone_kinds else ""
+        extra += f"  hard pairs merged {hard[-1]}/{len(hard_pairs)}" if hard_pairs else ""
+        print(f"  order {order:2d}: pairwise {m.row()}  clusters {clusters[-1]}{extra}  ({elapsed:.1f}s)", flush=True)
+    summary = over_runs(runs)
+    print(f"  pairwise over {orders} orders, mean (min-max): P {summary['precision']}  R {summary['recall']}  F1 {summary['f1']}")
+    c = spread(clusters)
+    print(f"  clusters {c.mean:.1f} ({c.low:.0f}-{c.high:.0f}) for {stories} true stories")
+    if alone_kinds:
+        a = spread(alone)
+        print(f"  articles of {sorted(alone_kinds)} in a cluster with another story: {a.mean:.1f} ({a.low:.0f}-{a.high:.0f}) "
+              f"of {sum(k in alone_kinds for k in kind.values())}")
+    if hard_pairs:
+        h = spread(hard)
+        print(f"  same-kind same-place different-event pairs in one cluster: {h.mean:.1f} ({h.low:.0f}-{h.high:.0f}) of {len(hard_pairs)}")
+    if kind:
+        totals = Counter(kind[i] for i in truth if i in kind)
+        print("  members outside their story's main cluster, per order, by kind: "
+              + ", ".join(f"{k} {missed[k] / orders:.1f}/{totals[k]}" for k in sorted(missed)) if missed else
+              "  members outside their story's main cluster: none")
+    print(f"  ingest {sum(seconds) / len(seconds):.1f}s per order ({len(records) / (sum(seconds) / len(seconds)):.0f} articles/s)")
+    return summary, preds
+
+
+# ---- reading errors --------------------------------------------------------------------------------
+def _evidence_text(evidence) -> str:
+    fields = dataclasses.asdict(evidence) if dataclasses.is_dataclass(evidence) else dict(vars(evidence))
+    return ", ".join(f"{k}={round(v, 3) if isinstance(v, float) else v}" for k, v in fields.items())
+
+
+def _show_pair(ix, a, b, label, kind):
+    evidence, verdict = ix.compare(a, b)
+    decided = f"{verdict.reason.value if hasattr(verdict.reason, 'value') else verdict.reason} {verdict.score:.3f}" if verdict else "no match"
+    print(f"    [{label}] compare says: {decided}")
+    print(f"      a {a['id']} ({kind.get(a['id'], '?')}) {a['title'][:50]!r}")
+    print(f"      b {b['id']} ({kind.get(b['id'], '?')}) {b['title'][:50]!r}")
+    print(f"      evidence: {_evidence_text(evidence)}")
+
+
+def read_errors(ix, outcomes, by_id, truth, kind, limit):
+    """The evidence of the wrong links (an article marked a duplicate of another story's article)
+    and of missed members (outside their story's main cluster, against that cluster's canonical)."""
+    pred = {o.article_id: o.cluster_id for o in outcomes if o.article_id}
+    wrong = [o for o in outcomes if o.dup_of and o.article_id in truth and o.dup_of in truth and truth[o.article_id] != truth[o.dup_of]]
+    print(f"  -- wrong links in order 1: {len(wrong)} (showing {min(limit, len(wrong))})")
+    for o in wrong[:limit]:
+        _show_pair(ix, by_id[o.article_id], by_id[o.dup_of], f"linked as {o.reason} {o.score}", kind)
+    merged = [ids for ids in _clusters(pred).values() if len({truth[i] for i in ids if i in truth}) > 1]
+    unlinked = [ids for ids in merged if not any(o.article_id in ids for o in wrong)]
+    if unlinked:
+        print(f"  -- clusters holding several stories without a wrong link (merged through clusters): {len(unlinked)}")
+        for ids in unlinked[:limit]:
+            print("    ", [(i, kind.get(i, "?"), by_id[i]["title"][:24]) for i in ids[:6]])
+    groups = defaultdict(list)
+    for i, story in truth.items():
+        if i in pred:
+            groups[story].append(i)
+    misses = []
+    for story, ids in groups.items():
+        main, _ = Counter(pred[i] for i in ids).most_common(1)[0]
+        misses += [(i, main) for i in ids if pred[i] != main]
+    # One miss of each kind first, so the list shows the different ways a story gets split.
+    seen, ordered = set(), []
+    for i, main in misses:
+        if kind.get(i) not in seen:
+            seen.add(kind.get(i))
+            ordered.append((i, main))
+    ordered += [m for m in misses if m not in ordered]
+    print(f"  -- members outside their story's main cluster in order 1: {len(misses)} (showing {min(limit, len(misses))})")
+    for i, main in ordered[:limit]:
+        if main in by_id:
+            _show_pair(ix, by_id[i], by_id[main], "missed: member vs main cluster's canonical", kind)
+
+
+# ---- the sets ------------------------------------------------------------------------------------
+def heldout(args):
+    """Second-generator reposts of real articles, digests, templated reports and same-kind
+    different-event reports (bench/heldout_sets.py)."""
+    import heldout_sets
+
+    s = heldout_sets.reposts_set(args.part if args.part != "all" else "test", n_seeds=args.seeds or 120)
+    evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind, heldout_sets.ALONE_KINDS | {"hard_negative"}, s.hard_pairs)
+
+
+def burst(args):
+    import heldout_sets
+
+    s = heldout_sets.burst_set(args.part if args.part != "all" else "test")
+    evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind)
+
+
+def traditional(args):
+    import heldout_sets
+
+    s = heldout_sets.traditional_set(args.part if args.part != "all" else "test")
+    copies = [i for i, k in s.kind.items() if k == "traditional"]
+    _, preds = evaluate_orders(s.name, s.records, s.truth, args, args.orders or 5, s.kind)
+    joined = spread([sum(p[c] == p[s.truth[c]] for c in copies) for p in preds])
+    sizes = [Counter(p.values()) for p in preds]
+    wrong = spread([sum(p[c] != p[s.truth[c]] and n[p[c]] > 1 for c in copies) for p, n in zip(preds, sizes)])
+    print(f"  traditional copies in their original's cluster: {joined.mean:.1f} ({joined.low:.0f}-{joined.high:.0f}) of {len(copies)}; "
+          f"in another story's cluster: {wrong.mean:.1f} ({wrong.low:.0f}-{wrong.high:.0f})")
+
+
+def reposts(args):
+    part = _part(args)
+    records, truth = datasets.repost_set(args.seeds or 300, part=part)
+    kind = {r["id"]: r["kind"] for r in records}
+    evaluate_orders(f"reposts, first generator ({args.part})", records, truth, args, args.orders or 3, kind, frozenset({"template"}))
 
 
 def ecom(args):
-    """Articles in the file's order, then in --shuffles random arrival orders (the file groups
-    each event's articles together, which flatters incremental clustering)."""
-    import random
-
-    pairs = list(datasets.ecom_articles())
+    """ecom2022 dev events of the chosen part, in shuffled arrival orders (the file groups each
+    event's articles together, which flatters incremental clustering)."""
+    pairs = list(datasets.ecom_articles(part=_part(args)))
     truth = {a["id"]: e for a, e in pairs}
-    print(f"ecom2022 dev: {len(pairs)} articles, {len(set(truth.values()))} events")
-    scores = []
-    for order in range(args.shuffles + 1):
-        records = [a for a, _ in pairs]
-        if order:
-            random.Random(order).shuffle(records)
-        outcomes, elapsed = _ingest(records, args.set)
-        pred = {o.article_id: o.cluster_id for o in outcomes}
-        m = pairwise_prf(pred, truth)
-        label = "file order" if not order else f"shuffle {order}"
-        print(f"  {label:10s} pairwise {m.row()}  B-cubed F1={bcubed_prf(pred, truth).f1:.4f}  ({elapsed:.1f}s)")
-        if order:
-            scores.append(m.f1)
-    if scores:
-        print(f"  mean pairwise F1 over {len(scores)} shuffles: {sum(scores) / len(scores):.4f}")
+    evaluate_orders(f"ecom2022 dev ({args.part}: {len(set(truth.values()))} events)", [a for a, _ in pairs], truth, args, args.orders or 10)
 
 
 def sohu(args):
@@ -103,15 +242,20 @@ def sohu(args):
 
     settings = _settings(args.set, "unused")
     ix = Indexer(settings, store=None, featurizer=Featurizer(settings, create_embedder(settings.embedding.model)))
-    pairs = list(datasets.sohu_pairs())
+    pairs = list(datasets.sohu_pairs(part=_part(args)))
     if args.limit:
         pairs = pairs[: args.limit]
     started = time.perf_counter()
     predicted = [ix.compare({"title": a}, {"title": b})[1] is not None for a, b, _ in pairs]
     elapsed = time.perf_counter() - started
     m = binary_prf(predicted, [y for _, _, y in pairs])
-    print(f"sohu2021 short-short B train: {len(pairs)} pairs, {elapsed:.1f}s")
+    print(f"sohu2021 short-short B train ({args.part}): {len(pairs)} pairs, {elapsed:.1f}s")
     print(f"  {m.row()}")
+    if args.verbose:
+        wrong = [(a, b, y) for (a, b, y), p in zip(pairs, predicted) if p != y]
+        for a, b, y in wrong[: args.errors]:
+            evidence, _ = ix.compare({"title": a}, {"title": b})
+            print(f"    {'missed' if y else 'false match'}: {a[:40]!r} ~ {b[:40]!r}\n      evidence: {_evidence_text(evidence)}")
 
 
 def inews(args):
@@ -132,12 +276,18 @@ LAYER_SETS = ["exact", "near", "semantic", "exact,near", "exact,near,semantic"]
 
 
 def layers(args):
-    """Each duplicate layer alone and combined (decision.layers) on the labelled sets. Runs without
-    the semantic layer also switch the embedding model off, which changes nothing they decide."""
-    repost_records, repost_truth = datasets.repost_set(args.seeds)
-    ecom_pairs = list(datasets.ecom_articles())
+    """Each duplicate layer alone and combined (decision.layers) on the labelled sets, in file
+    order. Runs without the semantic layer also switch the embedding model off, and that changes
+    what they find, not only their cost: without vectors the only candidates are exact-key hits
+    and SimHash band hits within simhash.max_distance (3 bits); a trimmed or partly rewritten
+    repost whose fingerprint is further away is never compared, although the near rule
+    (containment) would accept it. With the model on, such reposts reach the near rule as kNN
+    neighbours. So the near-only rows measure the near rule with band candidates only."""
+    part = _part(args)
+    repost_records, repost_truth = datasets.repost_set(args.seeds or 300, part=part)
+    ecom_pairs = list(datasets.ecom_articles(part=part))
     ecom_truth = {a["id"]: e for a, e in ecom_pairs}
-    sohu_pairs = list(datasets.sohu_pairs())[: args.limit or 2000]
+    sohu_pairs = list(datasets.sohu_pairs(part=part))[: args.limit or 2000]
     rows = []
     for layer_set in LAYER_SETS:
         sets = [*args.set, f"decision.layers={layer_set}"]
@@ -156,7 +306,7 @@ def layers(args):
         sohu_m = binary_prf(predicted, [y for _, _, y in sohu_pairs])
         rows.append((layer_set, reposts_m, ecom_m, sohu_m))
         print(f"  {layer_set:22s} reposts {reposts_m.row()} | ecom {ecom_m.row()} | sohu {sohu_m.row()}", flush=True)
-    print(f"layers alone and combined (reposts: {len(repost_records)} articles; ecom2022 dev: {len(ecom_pairs)} "
+    print(f"layers alone and combined, {args.part} part (reposts: {len(repost_records)} articles; ecom2022 dev: {len(ecom_pairs)} "
           f"articles in file order; sohu2021 B train: first {len(sohu_pairs)} pairs)")
     print(f"  {'layers':22s} | {'reposts P / R / F1':24s} | {'ecom P / R / F1':24s} | {'sohu P / R / F1':24s}")
     for layer_set, *ms in rows:
@@ -170,22 +320,30 @@ def layers(args):
         for j, name in enumerate(["reposts (pairwise)", "ecom2022 events (pairwise)", "sohu2021 short pairs"]):
             ax.bar([i + (j - 1) * width for i in range(len(rows))], [r[j + 1].f1 for r in rows], width, label=name)
         ax.set_xticks(range(len(rows)), [r[0].replace(",", "+") for r in rows])
-        ax.set(ylabel="F1", ylim=(0, 1.05), title="Quality of each layer alone and combined")
+        ax.set(ylabel="F1", ylim=(0, 1.05), title=f"Quality of each layer alone and combined ({args.part} part)")
         ax.legend(fontsize=8)
-        plots.save(fig, args.plot, f"python bench/quality.py layers --seeds {args.seeds}")
+        plots.save(fig, args.plot, f"python bench/quality.py layers --part {args.part} --seeds {args.seeds or 300}")
+
+
+ALL = ["heldout", "burst", "traditional", "reposts", "ecom", "sohu", "inews"]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("which", choices=["reposts", "ecom", "sohu", "inews", "layers", "all"])
+    parser.add_argument("which", choices=[*ALL, "layers", "all"])
+    parser.add_argument("--part", choices=["test", "tune", "all"], default="test",
+                        help="split part of the labelled sets (default test; 'all' = the unsplit set, where it exists)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--seeds", type=int, default=300)
+    parser.add_argument("--seeds", type=int, default=0, help="real seed articles (reposts: 300, heldout: 120)")
     parser.add_argument("--limit", type=int, default=0)
-    parser.add_argument("--shuffles", type=int, default=3)
+    parser.add_argument("--orders", type=int, default=0,
+                        help="shuffled arrival orders (default: ecom 10, traditional 5, reposts/heldout/burst 3)")
+    parser.add_argument("--shuffles", dest="orders", type=int, help="the old name of --orders")
     parser.add_argument("--plot", help="layers: write a PNG bar chart here")
+    parser.add_argument("--errors", type=int, default=8, help="-v: errors shown of each sort")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
-    for name in (["reposts", "ecom", "sohu", "inews"] if args.which == "all" else [args.which]):
+    for name in (ALL if args.which == "all" else [args.which]):
         globals()[name](args)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Hashable, Iterable, Mapping
+from typing import Hashable, Iterable, Mapping, Sequence
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,30 @@ def binary_prf(predicted: Iterable[bool], actual: Iterable[bool]) -> PRF:
         fp += p and not a
         fn += a and not p
     return _prf(tp, fp, fn)
+
+
+@dataclass(frozen=True)
+class Spread:
+    """One score over several runs (arrival orders): its mean and its range."""
+
+    mean: float
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return f"{self.mean:.4f} ({self.low:.4f}-{self.high:.4f})"
+
+
+def spread(values: Sequence[float]) -> Spread:
+    if not values:
+        raise ValueError("no runs to summarise")
+    return Spread(sum(values) / len(values), min(values), max(values))
+
+
+def over_runs(runs: Sequence[PRF]) -> dict[str, Spread]:
+    """Precision, recall and F1 of several runs of one set (e.g. shuffled arrival orders): an
+    incremental clusterer's score depends on the order, so one order's figure is one draw."""
+    return {name: spread([getattr(r, name) for r in runs]) for name in ("precision", "recall", "f1")}
 
 
 def by_layer(outcomes, truth: Mapping[str, Hashable]) -> dict[str, PRF]:
