@@ -58,7 +58,8 @@ def _add_story(out: LabelledSet, article: dict, when: datetime, kinds: list[str]
     out.truth[story], out.kind[story] = story, original_kind
     for k, (kind, at) in enumerate(zip(kinds, times)):
         rid = f"{story}~v2-{k}"
-        repost = reposts_v2.make_repost(article, kind, rng, at.day)
+        # The dateline a repost carries is the story's (one agency piece, reposted), not its own day.
+        repost = reposts_v2.make_repost(article, kind, rng, when.day)
         out.records.append({"id": rid, "title": repost["title"], "content": repost["content"], "publish_time": at.isoformat()})
         out.truth[rid], out.kind[rid] = story, kind
 
