@@ -33,6 +33,7 @@ from .errors import FetchError, SourceConfigError, URLRejected
 from .extract import extract_article, extract_links, extract_next_page, element_text, parse_html
 from .feeds import FeedEntry, parse_feed, parse_sitemap
 from .fetch import Fetcher, FetchResult
+from .hosts import parse_target
 from .pipelines import CrawledArticle
 from .sources import SourceConfig
 from .state import CrawlState
@@ -221,6 +222,17 @@ class BaseNewsCrawler:
             yield CrawledArticle(url=url, title=entry.title, content=text, source=self.source.name, publish_time=entry.published, fetched_url=entry.url, method="feed")
         return True
 
+    def _crawlable(self, link: str) -> bool:
+        """Refuse (and count) a link as written, before canonicalisation would drop its userinfo
+        and hide that the site sent us a ``user:pass@`` URL."""
+        try:
+            parse_target(link)
+        except URLRejected as exc:
+            self.inc(f"fetch/rejected/{exc.cause}")
+            log.info("[%s] not fetching %s: %s", self.source.name, link, exc)
+            return False
+        return True
+
     def _crawl_links(self, links: list[tuple[str, FeedEntry | None]]) -> Iterator[CrawlItem]:
         """Fetch and parse each unseen link. Returns True when no fetch failed (so the list
         page's validators may be kept)."""
@@ -230,6 +242,8 @@ class BaseNewsCrawler:
                 self.inc("articles/over_budget")
                 complete = False
                 break
+            if not self._crawlable(link):
+                continue
             url = canonical_url(link)
             if url in self._visited:
                 continue

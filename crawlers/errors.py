@@ -10,7 +10,9 @@
     │   └── URLRejected                we refused to request the URL at all
     │       ├── RobotsDisallowed       robots.txt forbids it for our User-Agent
     │       ├── OffsiteURL             host outside the source's allowed hosts
-    │       └── UnsupportedScheme      not http/https
+    │       ├── UnsupportedScheme      not http/https
+    │       ├── UserinfoInURL          the URL carries user:password@ (never sent, never followed)
+    │       └── MalformedURL           an authority the URL parsers could read two ways
     ├── SourceConfigError (also ValueError)  the sources file is invalid; names source and key
     ├── SinkError                      an output (indexer, HTTP push, file) refused the articles
     └── DropArticle(reason)            a pipeline step rejects one article; counted by ``reason``
@@ -75,6 +77,14 @@ class OffsiteURL(URLRejected):
 
 class UnsupportedScheme(URLRejected):
     cause = "scheme"
+
+
+class UserinfoInURL(URLRejected):
+    cause = "userinfo"
+
+
+class MalformedURL(URLRejected):
+    cause = "malformed"
 
 
 class SourceConfigError(CrawlError, ValueError):

@@ -1,7 +1,8 @@
 """HTTP fetching that a site operator would not mind: one requests Session, per-host pacing,
-robots.txt, retries with exponential backoff honouring ``Retry-After``, a response size cap,
-redirects followed by hand (each hop re-checked for scheme, host and robots), and conditional
-GETs (ETag / Last-Modified) so unchanged pages cost a 304.
+robots.txt, retries with exponential backoff honouring ``Retry-After`` (within a back-off budget
+per host and per run), a response size cap, a wall-time cap per response, redirects followed by
+hand (each hop re-checked for scheme, userinfo, host and robots, robots.txt's own redirects
+included), and conditional GETs (ETag / Last-Modified) so unchanged pages cost a 304.
 
 All requests/urllib3 exceptions are translated here into ``crawlers.errors`` types.
 """
@@ -9,12 +10,13 @@ All requests/urllib3 exceptions are translated here into ``crawlers.errors`` typ
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Callable, Collection, Mapping
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import requests
 from urllib3.exceptions import ReadTimeoutError
@@ -25,12 +27,12 @@ from .errors import (
     FetchError,
     FetchTimeout,
     HTTPStatusError,
-    OffsiteURL,
     ResponseTooLarge,
     RobotsDisallowed,
     TooManyRedirects,
-    UnsupportedScheme,
+    URLRejected,
 )
+from .hosts import Target, check_target
 from .middlewares.robots import RobotsCache
 
 log = logging.getLogger(__name__)
@@ -38,7 +40,6 @@ log = logging.getLogger(__name__)
 DEFAULT_USER_AGENT = "newsdedup-crawler/0.1 (+https://github.com/newsdedup/newsdedup)"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-ALLOWED_SCHEMES = frozenset({"http", "https"})
 ROBOTS_MAX_BYTES = 512 * 1024
 
 Counter = Callable[[str], None]
@@ -51,7 +52,7 @@ class FetchPolicy:
 
     user_agent: str = DEFAULT_USER_AGENT
     timeout: float = 15.0  # seconds for connect and for each read
-    max_total_time: float = 120.0  # seconds for one whole response body (slow-drip guard)
+    max_total_time: float = 120.0  # wall seconds for one response, however it is framed (slow-drip guard)
     max_retries: int = 3
     backoff_base: float = 2.0  # seconds; doubles per attempt
     backoff_max: float = 60.0
@@ -113,29 +114,56 @@ def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | No
     return min(cap, base * (2**attempt))
 
 
-def host_of(url: str) -> str:
-    """The pacing/allow-list key: host[:port], lower case."""
-    return urlsplit(url).netloc.lower()
+def pacing_key(target: Target) -> str:
+    """The pacing and back-off key: host:port."""
+    return f"{target.host}:{target.port}"
 
 
 class HostRateLimiter:
-    """Keeps at least ``interval(host)`` seconds between request starts to one host."""
+    """Keeps at least ``interval(host)`` seconds between request starts to one host. Shared by
+    the sources of a run, which crawl concurrently: a slot is reserved under a lock, the wait
+    happens outside it."""
 
     def __init__(self, sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic):
         self._sleep = sleep
         self._clock = clock
         self._next: dict[str, float] = {}
+        self._lock = threading.Lock()
 
     def wait(self, host: str, interval: float) -> float:
         """Block until ``host`` may be hit again; returns the seconds waited."""
-        now = self._clock()
-        ready = self._next.get(host, now)
-        waited = 0.0
-        if ready > now:
-            waited = ready - now
+        with self._lock:
+            now = self._clock()
+            ready = max(now, self._next.get(host, now))
+            self._next[host] = ready + interval
+        waited = ready - now
+        if waited > 0:
             self._sleep(waited)
-        self._next[host] = max(now, ready) + interval
         return waited
+
+
+class BackoffBudget:
+    """How many seconds retries may sleep in total, per host and per run. A site that keeps
+    answering 503 with ``Retry-After: 600`` costs at most ``per_host`` seconds, and all the sites
+    of a run together at most ``per_run``; past that its URLs fail at the first error."""
+
+    def __init__(self, per_host: float = 600.0, per_run: float = 1800.0):
+        self.per_host = per_host
+        self.per_run = per_run
+        self._spent: dict[str, float] = {}
+        self._spent_run = 0.0
+        self._lock = threading.Lock()
+
+    def take(self, host: str, seconds: float) -> bool:
+        """Book ``seconds`` of back-off for ``host``; False (nothing booked) when that would
+        go over either cap."""
+        with self._lock:
+            spent = self._spent.get(host, 0.0)
+            if spent + seconds > self.per_host or self._spent_run + seconds > self.per_run:
+                return False
+            self._spent[host] = spent + seconds
+            self._spent_run += seconds
+            return True
 
 
 class Fetcher:
@@ -150,14 +178,17 @@ class Fetcher:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         limiter: HostRateLimiter | None = None,
+        backoff: BackoffBudget | None = None,
     ):
         self.policy = policy
         self.session = session or requests.Session()
         self._sleep = sleep
         self._clock = clock
-        # Shared between the fetchers of several sources so two sources on one host still pace.
+        # Shared between the fetchers of several sources so two sources on one host still pace,
+        # and one hostile host cannot spend the whole run's patience.
         self.limiter = limiter or HostRateLimiter(sleep, clock)
-        self.robots = RobotsCache(policy.user_agent, self._fetch_robots, clock=clock) if policy.obey_robots else None
+        self.backoff = backoff or BackoffBudget()
+        self.robots = RobotsCache(policy.user_agent, clock=clock) if policy.obey_robots else None
 
     def close(self) -> None:
         self.session.close()
@@ -170,20 +201,22 @@ class Fetcher:
 
     # -- checks ---------------------------------------------------------------------------
 
-    def check_url(self, url: str, allowed_hosts: Collection[str] | None = None) -> None:
-        """Raise unless ``url`` may be requested: http(s), an allowed host, allowed by robots."""
-        parts = urlsplit(url)
-        if parts.scheme.lower() not in ALLOWED_SCHEMES or not parts.netloc:
-            raise UnsupportedScheme(url, f"scheme {parts.scheme!r} not allowed")
-        if allowed_hosts is not None and not host_allowed(parts.netloc, allowed_hosts):
-            raise OffsiteURL(url, f"host {parts.netloc!r} not in {sorted(allowed_hosts)}")
-        if self.robots is not None and not self.robots.allowed(url):
+    def check_url(self, url: str, allowed_hosts: Collection[str] | None = None, count: Counter | None = None) -> Target:
+        """Raise a URLRejected unless ``url`` may be requested: http(s), no userinfo, one
+        unambiguous host that ``allowed_hosts`` admits (see ``crawlers.hosts``), allowed by
+        robots.txt. Its robots.txt is fetched under the same checks."""
+        target = check_target(url, allowed_hosts)
+        if self.robots is not None and not self.robots.allowed(url, target.origin, self._robots_fetcher(allowed_hosts, count)):
             raise RobotsDisallowed(url, "disallowed by robots.txt")
+        return target
 
-    def _interval(self, url: str) -> float:
+    def _robots_fetcher(self, allowed_hosts: Collection[str] | None, count: Counter | None):
+        return lambda robots_url: self._fetch_robots(robots_url, allowed_hosts, count or (lambda key: None))
+
+    def _interval(self, target: Target, allowed_hosts: Collection[str] | None, count: Counter) -> float:
         delay = self.policy.delay
         if self.robots is not None:
-            crawl_delay = self.robots.crawl_delay(url)
+            crawl_delay = self.robots.crawl_delay(target.origin, self._robots_fetcher(allowed_hosts, count))
             if crawl_delay is not None:
                 delay = max(delay, min(crawl_delay, self.policy.max_crawl_delay))
         return delay
@@ -207,14 +240,14 @@ class Fetcher:
         hops: list[str] = []
         visited = {url}
         while True:
-            self.check_url(current, allowed_hosts)
+            target = self.check_url(current, allowed_hosts, count)
             headers = {"User-Agent": self.policy.user_agent}
             if not hops:
                 if etag:
                     headers["If-None-Match"] = etag
                 if last_modified:
                     headers["If-Modified-Since"] = last_modified
-            result = self._get_with_retries(current, headers, count)
+            result = self._get_with_retries(current, target, self._interval(target, allowed_hosts, count), headers, count)
             if result.status in REDIRECT_STATUSES:
                 location = result.headers.get("Location")
                 if not location:
@@ -235,10 +268,9 @@ class Fetcher:
                 result.not_modified = True
             return result
 
-    def _get_with_retries(self, url: str, headers: dict[str, str], count: Counter) -> FetchResult:
+    def _get_with_retries(self, url: str, target: Target, interval: float, headers: dict[str, str], count: Counter) -> FetchResult:
         policy = self.policy
-        interval = self._interval(url)
-        host = host_of(url)
+        host = pacing_key(target)
         for attempt in range(policy.max_retries + 1):
             self.limiter.wait(host, interval)
             retry_after: float | None = None
@@ -260,6 +292,10 @@ class Fetcher:
             if attempt == policy.max_retries:
                 raise error
             delay = backoff_delay(attempt, policy.backoff_base, policy.backoff_max, retry_after)
+            if not self.backoff.take(host, delay):
+                log.warning("%s: not retrying after %s, the back-off budget of %s is spent", url, error.cause, host)
+                count("retry/budget_spent")
+                raise error
             log.info("retrying %s in %.1fs after %s (attempt %d of %d)", url, delay, error.cause, attempt + 1, policy.max_retries)
             count("retry/count")
             count(f"retry/reason/{error.cause}")
@@ -268,11 +304,19 @@ class Fetcher:
         raise AssertionError("unreachable")
 
     def _get_once(self, url: str, headers: Mapping[str, str], max_bytes: int | None = None) -> FetchResult:
-        """One GET, body read with the size cap and the total-time cap."""
+        """One GET, body read with the size cap and the wall-time cap.
+
+        The time cap is a watchdog, not a check between chunks: a server dripping two bytes a
+        second never completes a chunk and never trips the per-read timeout, whether it sends a
+        Content-Length, chunks or closes when done. At the deadline the watchdog shuts the
+        socket's read side, which ends the blocked read at once. The status line and headers
+        are read before the watchdog can reach the socket; there only the per-read timeout holds.
+        """
         limit = self.policy.max_bytes if max_bytes is None else max_bytes
         started = self._clock()
+        total = self.policy.max_total_time
         try:
-            response = self.session.get(url, headers=headers, timeout=self.policy.timeout, allow_redirects=False, stream=True)
+            response = self.session.get(url, headers=headers, timeout=(self.policy.timeout, min(self.policy.timeout, total)), allow_redirects=False, stream=True)
         except requests.Timeout as exc:
             raise FetchTimeout(url, f"no answer within {self.policy.timeout}s") from exc
         except requests.ConnectionError as exc:
@@ -287,6 +331,8 @@ class Fetcher:
             declared = response.headers.get("Content-Length", "")
             if declared.isdigit() and int(declared) > limit:
                 raise ResponseTooLarge(url, f"Content-Length {declared} > {limit} bytes", status=status)
+            too_slow = FetchTimeout(url, f"response not complete within {total}s", status=status)
+            watchdog = _Watchdog(response, max(0.0, total - (self._clock() - started)))
             chunks: list[bytes] = []
             size = 0
             try:
@@ -294,25 +340,36 @@ class Fetcher:
                     size += len(chunk)
                     if size > limit:
                         raise ResponseTooLarge(url, f"body over {limit} bytes", status=status)
-                    if self._clock() - started > self.policy.max_total_time:
-                        raise FetchTimeout(url, f"body not complete within {self.policy.max_total_time}s", status=status)
+                    if watchdog.fired or self._clock() - started > total:
+                        raise too_slow
                     chunks.append(chunk)
             except requests.ConnectionError as exc:
+                if watchdog.fired:
+                    raise too_slow from exc
                 if any(isinstance(a, ReadTimeoutError) for a in exc.args):
                     raise FetchTimeout(url, "read timed out", status=status) from exc
                 raise ConnectionFailed(url, str(exc), status=status) from exc
             except requests.RequestException as exc:
+                if watchdog.fired:
+                    raise too_slow from exc
                 raise FetchError(url, str(exc), status=status) from exc
+            finally:
+                watchdog.cancel()
+            # A close-delimited body cut by the watchdog just looks finished: ask the watchdog.
+            if watchdog.fired:
+                raise too_slow
         return FetchResult(url, url, status, resp_headers, b"".join(chunks))
 
-    def _fetch_robots(self, robots_url: str) -> tuple[int, str] | None:
-        """robots.txt itself: paced, size-capped, no robots check, short redirect chain allowed
-        (http->https is common), unreachable -> None."""
-        host = host_of(robots_url)
-        self.limiter.wait(host, self.policy.delay)
+    def _fetch_robots(self, robots_url: str, allowed_hosts: Collection[str] | None, count: Counter) -> tuple[int, str] | None:
+        """robots.txt itself: paced, size- and time-capped, no robots check, a short redirect
+        chain allowed (http->https is common), each hop checked like a page's (scheme,
+        userinfo, allow-list). Unreachable, or redirected where the crawl may not go -> None,
+        which the robots cache reads as "rules unknown, disallow everything"."""
         current = robots_url
         try:
             for _ in range(self.policy.max_redirects + 1):
+                target = check_target(current, allowed_hosts)
+                self.limiter.wait(pacing_key(target), self.policy.delay)
                 result = self._get_once(current, {"User-Agent": self.policy.user_agent}, ROBOTS_MAX_BYTES)
                 if result.status in REDIRECT_STATUSES and result.headers.get("Location"):
                     current = urljoin(current, result.headers["Location"])
@@ -320,20 +377,32 @@ class Fetcher:
                 return result.status, result.body.decode("utf-8", "replace") if result.status < 300 else ""
         except ResponseTooLarge:
             return 200, ""  # an absurd robots.txt: RFC 9309 lets us parse a prefix; be lenient
+        except URLRejected as exc:
+            count(f"fetch/rejected/{exc.cause}")
+            log.warning("robots.txt %s redirects where the crawl may not go, treating its rules as unknown: %s", robots_url, exc)
+            return None
         except FetchError as exc:
             log.warning("robots.txt %s unreachable: %s", robots_url, exc)
             return None
         return None
 
 
-def host_allowed(netloc: str, allowed: Collection[str]) -> bool:
-    """``allowed`` holds host[:port] entries; ``*.example.com`` also admits subdomains."""
-    netloc = netloc.lower()
-    host = netloc.split(":")[0]
-    for pattern in allowed:
-        p = pattern.lower()
-        if p == netloc or p == host:
-            return True
-        if p.startswith("*.") and (host == p[2:] or host.endswith(p[1:])):
-            return True
-    return False
+class _Watchdog:
+    """Shuts the read side of a response's socket after ``seconds`` unless cancelled first."""
+
+    def __init__(self, response: requests.Response, seconds: float):
+        self.fired = False
+        self._response = response
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self) -> None:
+        self.fired = True
+        try:
+            self._response.raw.shutdown()
+        except (ValueError, RuntimeError, OSError) as exc:  # already released or closed: nothing to cut
+            log.debug("watchdog could not shut the socket: %s", exc)
+
+    def cancel(self) -> None:
+        self._timer.cancel()

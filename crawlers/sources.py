@@ -30,10 +30,10 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
-from urllib.parse import urlsplit
 
-from .errors import SourceConfigError
+from .errors import SourceConfigError, URLRejected
 from .fetch import DEFAULT_USER_AGENT, FetchPolicy
+from .hosts import host_entry_for, parse_host_entry, parse_target
 
 SOURCE_TYPES = ("html", "feed", "sitemap")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
@@ -44,7 +44,7 @@ class SourceConfig:
     name: str
     start_urls: tuple[str, ...]
     type: str = "html"
-    allowed_hosts: tuple[str, ...] = ()  # empty: the hosts of start_urls
+    allowed_hosts: tuple[str, ...] = ()  # empty: the hosts of start_urls (see crawlers.hosts for ports)
     encoding: str = ""  # force a charset when a site's declarations are wrong
     crawler: str = ""  # "module:Class" of a BaseNewsCrawler subclass
     # list pages
@@ -67,6 +67,7 @@ class SourceConfig:
     user_agent: str = DEFAULT_USER_AGENT
     delay: float = 1.0
     timeout: float = 15.0
+    max_total_time: float = 120.0  # wall seconds for one response, however slowly it arrives
     max_retries: int = 3
     backoff_base: float = 2.0
     max_retry_after: float = 600.0
@@ -77,12 +78,13 @@ class SourceConfig:
 
     @property
     def hosts(self) -> tuple[str, ...]:
-        return self.allowed_hosts or tuple(dict.fromkeys(urlsplit(u).netloc.lower() for u in self.start_urls))
+        return self.allowed_hosts or tuple(dict.fromkeys(host_entry_for(u) for u in self.start_urls))
 
     def fetch_policy(self) -> FetchPolicy:
         return FetchPolicy(
             user_agent=self.user_agent,
             timeout=self.timeout,
+            max_total_time=self.max_total_time,
             max_retries=self.max_retries,
             backoff_base=self.backoff_base,
             max_retry_after=self.max_retry_after,
@@ -110,7 +112,7 @@ _FIELDS = {f.name: f for f in dataclasses.fields(SourceConfig)}
 _DEFAULTABLE = set(_FIELDS) - {"name", "start_urls", "extra"}
 _LIMITS = {
     "max_pages": (1, 10_000), "max_articles": (1, 1_000_000), "min_content_chars": (0, 1_000_000),
-    "delay": (0.0, 3600.0), "timeout": (0.01, 3600.0), "max_retries": (0, 20), "backoff_base": (0.0, 3600.0),
+    "delay": (0.0, 3600.0), "timeout": (0.01, 3600.0), "max_total_time": (0.1, 86400.0), "max_retries": (0, 20), "backoff_base": (0.0, 3600.0),
     "max_retry_after": (0.0, 86400.0), "max_bytes": (1024, 1 << 31), "max_redirects": (0, 30), "first_page": (0, 1_000_000),
 }
 
@@ -156,9 +158,15 @@ def _check_source(cfg: SourceConfig) -> None:
     if not cfg.start_urls:
         raise SourceConfigError("at least one URL is required", name, "start_urls")
     for url in cfg.start_urls:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise SourceConfigError(f"not an http(s) URL: {url!r}", name, "start_urls")
+        try:
+            parse_target(url)
+        except URLRejected as exc:
+            raise SourceConfigError(f"not a crawlable http(s) URL: {exc}", name, "start_urls") from None
+    for entry in cfg.allowed_hosts:
+        try:
+            parse_host_entry(entry)
+        except ValueError as exc:
+            raise SourceConfigError(str(exc), name, "allowed_hosts") from None
     if cfg.link_pattern:
         try:
             re.compile(cfg.link_pattern)

@@ -1,8 +1,16 @@
-"""Canonical URLs: one spelling per article so re-crawls and reposts of the same URL match."""
+"""Canonical URLs: one spelling per article so re-crawls and reposts of the same URL match.
+
+Encoding, query order and host spelling follow ``w3lib.url.canonicalize_url`` (the rules Scrapy
+uses): ``/新闻`` and ``/%E6%96%B0%E9%97%BB`` are one URL, percent-escapes get one case, query
+parameters are sorted, non-ASCII hosts become punycode. On top of that we drop what never selects
+content: the fragment, default ports, userinfo and tracking parameters.
+"""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
+
+from w3lib.url import canonicalize_url
 
 # Query parameters that only track where a click came from; they never select content.
 TRACKING_PARAMS = frozenset(
@@ -16,21 +24,35 @@ TRACKING_PARAMS = frozenset(
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+def is_tracking_param(name: str) -> bool:
+    name = name.lower()
+    return name in TRACKING_PARAMS or name.startswith("utm_")
+
+
+def _without_tracking(query: str) -> str:
+    """The raw query minus tracking parameters, each kept pair left as written (its encoding is
+    w3lib's to normalise)."""
+    pairs = [p for p in query.split("&") if p]
+    return "&".join(p for p in pairs if not is_tracking_param(unquote_plus(p.split("=", 1)[0])))
+
+
 def canonical_url(url: str) -> str:
-    """Lower-case scheme and host, drop default ports, fragments and tracking parameters,
-    sort the remaining query. Returns the input stripped if it is not an absolute http(s) URL."""
+    """Lower-case scheme and host, drop default ports, userinfo, fragments and tracking
+    parameters, sort the remaining query, one percent-encoding (UTF-8) for paths and queries.
+    Returns the input stripped if it is not an absolute http(s) URL."""
     url = (url or "").strip()
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # an unreadable port: not a URL we can spell canonically
+        return url
     scheme = parts.scheme.lower()
     if scheme not in DEFAULT_PORTS or not parts.hostname:
         return url
-    host = parts.hostname.lower().rstrip(".")
-    if parts.port and parts.port != DEFAULT_PORTS[scheme]:
-        host = f"{host}:{parts.port}"
-    path = parts.path or "/"
-    query = sorted(
-        (k, v)
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-        if k.lower() not in TRACKING_PARAMS and not k.lower().startswith("utm_")
-    )
-    return urlunsplit((scheme, host, path, urlencode(query), ""))
+    host = parts.hostname.rstrip(".")
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    if port and port != DEFAULT_PORTS[scheme]:
+        host = f"{host}:{port}"
+    trimmed = urlunsplit((scheme, host, parts.path or "/", _without_tracking(parts.query), ""))
+    return canonicalize_url(trimmed, keep_blank_values=True, keep_fragments=False)

@@ -16,8 +16,8 @@ def server():
 def make_server():
     started: list[FixtureServer] = []
 
-    def make() -> FixtureServer:
-        srv = FixtureServer().start()
+    def make(host: str = "127.0.0.1") -> FixtureServer:
+        srv = FixtureServer(host=host).start()
         started.append(srv)
         return srv
 

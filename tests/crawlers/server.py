@@ -3,6 +3,9 @@
 Routes map a path (without query) to a ``Route``; each route returns (status, headers, body) for
 a request, so tests can script 503-then-200, slow answers, redirects and conditional GETs.
 Every request is logged (path with query, headers) so tests can assert what was fetched.
+``FixtureServer(host="127.0.0.2")`` listens on another loopback address: "another host" for the
+allow-list tests. A handler may return an iterator of byte strings as the body (``drip``): they
+are written one by one as they come, for slow-drip tests.
 """
 
 from __future__ import annotations
@@ -11,10 +14,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
+from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
-Response = tuple[int, dict[str, str], bytes]
+Response = tuple[int, dict[str, str], "bytes | Iterator[bytes]"]
 Handler = Callable[[BaseHTTPRequestHandler], Response]
 
 
@@ -61,6 +64,33 @@ def redirect(location: str, code: int = 302) -> Handler:
     return status(code, {"Location": location})
 
 
+def drip(body: bytes, every: float, framing: str, stop: threading.Event) -> Handler:
+    """Sends ``body`` one byte every ``every`` seconds. ``framing``: "length" (Content-Length),
+    "close" (no length, the connection closes when done) or "chunked" (one chunk per byte).
+    Ends early when ``stop`` is set or the client hangs up, so a test never waits for it."""
+
+    def pieces() -> Iterator[bytes]:
+        for i in range(len(body)):
+            if stop.wait(every):
+                return
+            byte = body[i : i + 1]
+            yield b"1\r\n" + byte + b"\r\n" if framing == "chunked" else byte
+        if framing == "chunked":
+            yield b"0\r\n\r\n"
+
+    def handle(req: BaseHTTPRequestHandler) -> Response:
+        headers = {"Content-Type": "text/plain"}
+        if framing == "length":
+            headers["Content-Length"] = str(len(body))
+        elif framing == "chunked":
+            headers["Transfer-Encoding"] = "chunked"
+        else:
+            headers["Connection"] = "close"
+        return 200, headers, pieces()
+
+    return handle
+
+
 def slow(seconds: float, inner: Handler) -> Handler:
     def handle(req: BaseHTTPRequestHandler) -> Response:
         time.sleep(seconds)
@@ -71,6 +101,7 @@ def slow(seconds: float, inner: Handler) -> Handler:
 
 @dataclass
 class FixtureServer:
+    host: str = "127.0.0.1"
     routes: dict[str, Handler] = field(default_factory=dict)
     log: list[Request] = field(default_factory=list)
     _httpd: ThreadingHTTPServer | None = None
@@ -114,12 +145,19 @@ class FixtureServer:
                     self.send_response(code)
                     for k, v in headers.items():
                         self.send_header(k, v)
-                    self.send_header("Content-Length", str(len(body)))
+                    if isinstance(body, bytes):
+                        self.send_header("Content-Length", str(len(body)))
                     self.end_headers()
-                    if self.command != "HEAD":
+                    if isinstance(body, bytes):
                         self.wfile.write(body)
+                        return
+                    for piece in body:
+                        self.wfile.write(piece)
+                        self.wfile.flush()
+                    if headers.get("Connection") == "close":
+                        self.close_connection = True
                 except (BrokenPipeError, ConnectionResetError):
-                    pass
+                    self.close_connection = True
 
             def log_message(self, *args):  # keep test output clean
                 pass
@@ -128,7 +166,7 @@ class FixtureServer:
             def handle_error(self, request, client_address):  # clients hanging up on purpose
                 pass
 
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd = _Server((self.host, 0), _Handler)
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self

@@ -1,7 +1,14 @@
+import threading
+import time
+import tomllib
+import tracemalloc
+import zlib
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
+from pathlib import Path
 
 import pytest
+import urllib3
 
 from crawlers.errors import (
     ConnectionFailed,
@@ -12,10 +19,14 @@ from crawlers.errors import (
     RobotsDisallowed,
     TooManyRedirects,
     UnsupportedScheme,
+    UserinfoInURL,
 )
-from crawlers.fetch import Fetcher, FetchPolicy, HostRateLimiter, backoff_delay, host_allowed, parse_retry_after
+from crawlers.fetch import Fetcher, FetchPolicy, HostRateLimiter, backoff_delay, parse_retry_after
 
-from .server import redirect, sequence, slow, static, status
+from .server import drip, redirect, sequence, slow, static, status
+
+
+PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
 
 def policy(**kw):
@@ -219,9 +230,122 @@ def test_retry_after_and_backoff_helpers():
     assert backoff_delay(3, 2.0, 10.0, retry_after=30.0) == 30.0
 
 
-def test_host_allow_list():
-    assert host_allowed("news.example.com", ["news.example.com"])
-    assert host_allowed("127.0.0.1:8080", ["127.0.0.1:8080"])
-    assert not host_allowed("127.0.0.1:8081", ["127.0.0.1:8080"])
-    assert host_allowed("a.b.example.com", ["*.example.com"])
-    assert not host_allowed("evilexample.com", ["*.example.com"])
+# ---- hostile redirects (issue: allow-list bypass through user:pass@) ---------------------------
+
+def test_redirect_to_userinfo_on_another_host_is_refused(make_server):
+    a, other = make_server(), make_server("127.0.0.2")
+    other.routes["/robots.txt"] = static("User-agent: *\nDisallow:\n", "text/plain")
+    other.routes["/page"] = static("internal")
+    a.routes["/go"] = redirect(f"http://{a.netloc}@{other.netloc}/page")
+    counts = []
+    with pytest.raises(UserinfoInURL):
+        Fetcher(policy()).fetch(a.url("/go"), allowed_hosts=[a.netloc], count=counts.append)
+    assert other.log == []  # neither robots.txt nor the page, and so no Authorization header either
+
+
+def test_robots_txt_redirects_are_checked_like_pages(make_server):
+    a, other = make_server(), make_server("127.0.0.2")
+    other.routes["/robots.txt"] = static("User-agent: *\nDisallow:\n", "text/plain")
+    a.routes["/p"] = static("page")
+    for target, cause in ((other.url("/robots.txt"), "offsite"), (f"http://{a.netloc}@{other.netloc}/robots.txt", "userinfo")):
+        a.routes["/robots.txt"] = redirect(target)
+        counts = []
+        with pytest.raises(RobotsDisallowed):  # rules unknown: nothing is fetched from the site
+            Fetcher(policy()).fetch(a.url("/p"), allowed_hosts=[a.netloc], count=counts.append)
+        assert counts == [f"fetch/rejected/{cause}"]
+    assert other.log == [] and "/p" not in a.paths()
+
+
+def test_robots_txt_redirect_on_an_allowed_host_is_followed(server):
+    server.routes["/robots.txt"] = redirect("/rules.txt")
+    server.routes["/rules.txt"] = static("User-agent: *\nDisallow: /x\n", "text/plain")
+    server.routes["/y"] = static("y")
+    fetcher = Fetcher(policy())
+    with pytest.raises(RobotsDisallowed):
+        fetcher.fetch(server.url("/x"), allowed_hosts=[server.netloc])
+    assert fetcher.fetch(server.url("/y"), allowed_hosts=[server.netloc]).body == b"y"
+
+
+def test_a_port_less_entry_does_not_admit_another_port(server):
+    server.routes["/p"] = static("p")
+    with pytest.raises(OffsiteURL):
+        Fetcher(policy()).fetch(server.url("/p"), allowed_hosts=["127.0.0.1"])
+    assert server.log == []
+
+
+# ---- robots.txt rules (Protego) -----------------------------------------------------------------
+
+def test_robots_wildcards_and_the_longest_match(server):
+    server.routes["/robots.txt"] = static("User-agent: *\nDisallow: /*.pdf$\n\nUser-agent: newsdedup-test\nDisallow: /\nAllow: /news/\n", "text/plain")
+    for path in ("/news/1.html", "/a/b.pdf", "/other"):
+        server.routes[path] = static("x")
+    fetcher = Fetcher(policy(user_agent="newsdedup-test/1.0"))
+    assert fetcher.fetch(server.url("/news/1.html")).status == 200  # Allow: /news/ is longer than Disallow: /
+    with pytest.raises(RobotsDisallowed):
+        fetcher.fetch(server.url("/other"))
+    other_agent = Fetcher(policy(user_agent="otherbot/2.0"))
+    with pytest.raises(RobotsDisallowed):
+        other_agent.fetch(server.url("/a/b.pdf"))  # Disallow: /*.pdf$
+    assert other_agent.fetch(server.url("/other")).status == 200
+    assert server.paths().count("/a/b.pdf") == 0
+
+
+# ---- wall time per response, whatever the framing --------------------------------------------
+
+@pytest.fixture
+def stop_drips():
+    stop = threading.Event()
+    yield stop
+    stop.set()
+
+
+@pytest.mark.parametrize("framing", ["length", "close", "chunked"])
+def test_a_slow_drip_is_cut_at_max_total_time(server, stop_drips, framing):
+    server.routes["/drip"] = drip(b"x" * 200, 0.02, framing, stop_drips)  # 4 s in all, a byte per 20 ms
+    started = time.monotonic()
+    with pytest.raises(FetchTimeout) as err:
+        Fetcher(policy(timeout=2.0, max_total_time=0.5, max_retries=0, obey_robots=False)).fetch(server.url("/drip"))
+    assert "not complete within 0.5s" in str(err.value)
+    assert time.monotonic() - started < 3.0  # generous: the drip alone takes 4 s
+
+
+def test_a_drip_under_the_limit_is_read_whole(server, stop_drips):
+    server.routes["/drip"] = drip(b"abcdefghij", 0.01, "close", stop_drips)
+    assert Fetcher(policy(max_total_time=5.0, obey_robots=False)).fetch(server.url("/drip")).body == b"abcdefghij"
+
+
+def test_a_dripping_robots_txt_is_cut_too(server, stop_drips):
+    server.routes["/robots.txt"] = drip(b"User-agent: *\nDisallow:\n" * 10, 0.02, "length", stop_drips)
+    server.routes["/p"] = static("p")
+    started = time.monotonic()
+    with pytest.raises(RobotsDisallowed):  # unreachable rules: nothing fetched
+        Fetcher(policy(timeout=2.0, max_total_time=0.5)).fetch(server.url("/p"))
+    assert time.monotonic() - started < 3.0 and "/p" not in server.paths()
+
+
+# ---- decompression bombs (urllib3 >= 2.6) ------------------------------------------------------
+
+def gzip_stream(chunks):
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: gzip framing
+    return b"".join(packer.compress(c) for c in chunks) + packer.flush()
+
+
+def test_urllib3_floor_in_pyproject_is_installed():
+    """urllib3 2.5 decoded a double-gzip body in one go (2.1 GB RSS); 2.6 streams it."""
+    spec = next(d for d in tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["dependencies"] if d.startswith("urllib3"))
+    floor = tuple(int(x) for x in spec.split(">=")[1].split(".")[:2])
+    assert floor >= (2, 6)
+    assert tuple(int(x) for x in urllib3.__version__.split(".")[:2]) >= floor
+
+
+def test_a_double_gzip_bomb_stops_at_the_size_cap(server):
+    bomb = gzip_stream([gzip_stream(b"\0" * (1 << 20) for _ in range(200))])  # 200 MiB inside
+    server.routes["/bomb"] = lambda req: (200, {"Content-Type": "text/html", "Content-Encoding": "gzip, gzip"}, bomb)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ResponseTooLarge):
+            Fetcher(policy(max_bytes=1 << 20, obey_robots=False)).fetch(server.url("/bomb"))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(bomb) < 1 << 20 and peak < 64 << 20
