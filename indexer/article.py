@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -18,6 +19,17 @@ BINARY_CONTROL_RATIO = 0.01
 BINARY_CONTROL_MIN = 8  # a stray control character in a headline is noise to clean, not binary
 
 KNOWN_FIELDS = ("id", "url", "title", "content", "source", "publish_time")
+
+# Unknown fields are kept as the article's ``extra`` and stored as JSON. They come from sources we
+# do not control, so their shape is bounded here, once, for every path in (ingest, daemon, crawl):
+# a record nested hundreds of levels deep is stored fine but cannot be parsed back on a deep call
+# stack, and an unbounded blob would ride along with every read of its neighbours.
+MAX_EXTRA_DEPTH = 32  # nesting levels of objects/arrays below the record itself
+MAX_EXTRA_BYTES = 1024 * 1024  # the extra fields serialised as UTF-8 JSON
+
+# Lone UTF-16 surrogates (JSON "\ud800" without its pair) cannot be encoded as UTF-8, so no
+# store or queue can write them; refuse the record instead of failing its whole batch later.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -94,6 +106,42 @@ def _looks_binary(text: str) -> bool:
     return "\x00" in sample or (bad >= BINARY_CONTROL_MIN and bad > BINARY_CONTROL_RATIO * len(sample))
 
 
+def _check_text(name: str, text: str, where: str | None) -> None:
+    if (m := _SURROGATE.search(text)) is not None:
+        raise InvalidArticle(f"field {name!r} holds a lone surrogate U+{ord(m.group()):04X} at character {m.start()} "
+                             "(not encodable as UTF-8)", where)
+
+
+def _check_extra(extra: Mapping[str, Any], where: str | None) -> None:
+    """Refuse unknown fields nested more than MAX_EXTRA_DEPTH objects/arrays deep, larger than
+    MAX_EXTRA_BYTES, or holding text that is not encodable. Walks without recursion, so no depth
+    can break the check itself."""
+    stack: list[tuple[str, Any, int]] = []
+    for key, value in extra.items():
+        _check_text(str(key), str(key), where)
+        stack.append((str(key), value, 1))
+    while stack:
+        field_name, value, depth = stack.pop()
+        if isinstance(value, str):
+            _check_text(field_name, value, where)
+            continue
+        if isinstance(value, Mapping):
+            children = list(value.items())
+        elif isinstance(value, (list, tuple)):
+            children = list(enumerate(value))
+        else:
+            continue
+        if depth > MAX_EXTRA_DEPTH:
+            raise InvalidArticle(f"extra field {field_name!r} is nested more than {MAX_EXTRA_DEPTH} levels deep", where)
+        for k, v in children:
+            if isinstance(k, str):
+                _check_text(field_name, k, where)
+            stack.append((field_name, v, depth + 1))
+    size = len(json.dumps(extra, ensure_ascii=False, default=str).encode("utf-8"))
+    if size > MAX_EXTRA_BYTES:
+        raise InvalidArticle(f"extra fields take {size} bytes as JSON, more than {MAX_EXTRA_BYTES}", where)
+
+
 def article_id_for(url: str, title: str, content: str) -> str:
     """Stable id when the record has none: the canonical URL, else the text itself."""
     canon = canonical_url(url)
@@ -117,11 +165,14 @@ def article_from_record(
     for name, text in (("title", title), ("content", content)):
         if _looks_binary(text):
             raise InvalidArticle(f"field {name!r} holds binary data, not text", where)
+    for name, text in (("id", given_id), ("url", url), ("source", source), ("title", title), ("content", content)):
+        _check_text(name, text, where)
     try:
         published = parse_time(record.get("publish_time"), default_tz)
     except ValueError as exc:
         raise InvalidArticle(f"field 'publish_time': {exc}", where) from None
     extra = {k: v for k, v in record.items() if k not in KNOWN_FIELDS}
+    _check_extra(extra, where)
     return Article(
         id=given_id or article_id_for(url, title, content),
         title=title,

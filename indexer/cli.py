@@ -323,7 +323,7 @@ def show_config(store: str | None, config: str | None, sets: tuple[str, ...]) ->
 
 def _register_optional_commands() -> None:
     """Commands whose modules need optional packages register only when those are installed."""
-    for module, names in (("crawlers.cli", ("crawl",)), ("indexer.es_cli", ("es", "kibana")), ("indexer.daemon.cli", ("serve",))):
+    for module, names in (("crawlers.cli", ("crawl",)), ("indexer.es_cli", ("es", "kibana")), ("indexer.daemon.cli", ("serve", "dead_letters"))):
         try:
             mod = __import__(module, fromlist=list(names))
         except ImportError as exc:
@@ -332,7 +332,7 @@ def _register_optional_commands() -> None:
         for name in names:
             command = getattr(mod, name, None)
             if isinstance(command, click.Command):
-                main.add_command(command, name)
+                main.add_command(command)  # by its own name (dead_letters is `dead-letters`)
 
 
 _register_optional_commands()

@@ -118,7 +118,11 @@ class DaemonSettings:
     featurize_workers: int = _opt(2, lo=1, hi=256, doc="threads that compute the next batch's text features while the current one is written")
     max_body_bytes: int = _opt(20 * 1024 * 1024, lo=1024, doc="largest POST body; larger requests answer 413")
     max_items_per_request: int = _opt(10_000, lo=1, doc="most articles in one POST; more answers 413")
-    auth_token: str = _opt("", doc="bearer token required by write endpoints; empty: no auth (set via NEWSDEDUP_DAEMON_AUTH_TOKEN)")
+    auth_token: str = _opt("", doc="bearer token required by every route but /healthz, /readyz and /metrics; empty: no auth (set via NEWSDEDUP_DAEMON_AUTH_TOKEN)")
+    max_connections: int = _opt(256, lo=1, hi=100_000, doc="connections served at once (one thread each); more are answered 503 at once")
+    read_timeout_seconds: float = _opt(10.0, lo=0.05, hi=3600.0, doc="longest wait for the next bytes from a client (also an idle keep-alive connection)")
+    request_read_seconds: float = _opt(60.0, lo=0.1, hi=86400.0, doc="longest time to receive one request's headers and body, however slowly they drip")
+    max_inflight_body_bytes: int = _opt(64 * 1024 * 1024, lo=1024, doc="request bodies (by Content-Length) handled at once; beyond it POST answers 503 with Retry-After without reading")
     store_retry_initial_seconds: float = _opt(0.5, lo=0.001, hi=3600.0, doc="first wait after a store error; doubles per failure")
     store_retry_max_seconds: float = _opt(30.0, lo=0.001, hi=3600.0, doc="longest wait between store retries")
     retry_after_seconds: int = _opt(5, lo=1, hi=3600, doc="Retry-After sent with 429/503")
@@ -132,6 +136,7 @@ class DaemonSettings:
     crawl_state_dir: str = _opt("", doc="crawl state directory; empty: <queue_dir>/crawl-state")
     crawl_batch_size: int = _opt(50, lo=1, hi=10_000, doc="crawled articles enqueued per batch")
     shutdown_grace_seconds: float = _opt(30.0, lo=0.0, hi=86400.0, doc="on SIGTERM, how long to drain the queue before exiting")
+    dead_letters_not_ready: int = _opt(1, lo=0, doc="dead letters since start (still dead) that make /readyz answer 503; 0: never")
 
 
 @dataclass(frozen=True)
@@ -283,6 +288,8 @@ def _cross_check(s: Settings) -> None:
     if s.simhash.max_distance_short > s.simhash.max_distance:
         raise ConfigError("simhash.max_distance_short", "must not exceed simhash.max_distance")
     parse_utc_offset(s.input.default_timezone)
+    if s.daemon.max_inflight_body_bytes < s.daemon.max_body_bytes:
+        raise ConfigError("daemon.max_inflight_body_bytes", f"must be at least daemon.max_body_bytes ({s.daemon.max_body_bytes})")
     layers = [x.strip() for x in s.decision.layers.split(",") if x.strip()]
     unknown = sorted(set(layers) - {"exact", "near", "semantic"})
     if unknown or not layers or ",".join(layers) != s.decision.layers:

@@ -87,3 +87,37 @@ def test_csv_reader_handles_quotes_bom_and_bad_rows(tmp_path):
     assert isinstance(items[0], Record) and items[0].data == {"url": "http://a", "title": "标题, 带逗号", "content": "正文\n两行"}
     assert isinstance(items[1], Rejected) and "2 fields" in items[1].reason and items[1].where.endswith(":4")
     assert isinstance(items[2], Rejected) and "UTF-8" in items[2].reason
+
+
+def _nested(levels: int):
+    value: object = "底"
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+def test_unknown_fields_are_bounded_in_depth_and_size_naming_the_record():
+    from indexer.article import MAX_EXTRA_BYTES, MAX_EXTRA_DEPTH
+
+    ok = article_from_record({"title": "标题", "tags": _nested(MAX_EXTRA_DEPTH), "meta": {"作者": {"名": "张三"}}}, "f:1")
+    assert ok.extra["meta"] == {"作者": {"名": "张三"}}
+    # the crafted record of issue 16 (about 980 levels), and far deeper: the check never recurses
+    for levels in (MAX_EXTRA_DEPTH + 1, 980, 50_000):
+        with pytest.raises(InvalidArticle, match=r"f:2: extra field 'tags' is nested more than \d+ levels deep"):
+            article_from_record({"title": "标题", "tags": _nested(levels)}, "f:2")
+    with pytest.raises(InvalidArticle, match=r"f:3: extra field 'm' is nested"):
+        article_from_record({"title": "标题", "m": {"a": _nested(MAX_EXTRA_DEPTH)}}, "f:3")
+    with pytest.raises(InvalidArticle, match=r"f:4: extra fields take \d+ bytes as JSON, more than"):
+        article_from_record({"title": "标题", "blob": "长" * (MAX_EXTRA_BYTES // 3 + 1)}, "f:4")
+    # a large content is not an extra field: it is not bounded here
+    assert len(article_from_record({"title": "标题", "content": "长" * MAX_EXTRA_BYTES}).content) == MAX_EXTRA_BYTES
+
+
+def test_lone_surrogates_are_refused_per_record_wherever_they_are():
+    for record, name in (({"title": "标\ud800题"}, "title"), ({"title": "t", "content": "正文\udfff"}, "content"),
+                         ({"title": "t", "source": "\ud83d"}, "source"), ({"title": "t", "tags": ["a", "\ud800"]}, "tags"),
+                         ({"title": "t", "meta": {"k\udc00": 1}}, "meta")):
+        with pytest.raises(InvalidArticle, match=rf"item 7: field '{name}' holds a lone surrogate"):
+            article_from_record(record, "item 7")
+    # a proper pair (an emoji) is text like any other
+    assert article_from_record({"title": "新闻 \U0001F600", "tags": ["\U0001F600"]}).title.endswith("\U0001F600")

@@ -5,8 +5,14 @@ commit, the worker), so the standard server is enough, adds no dependency, and i
 ``kill -9`` and SIGTERM is easy to reason about. Put a reverse proxy (TLS, access logs) in front of
 it for anything beyond loopback.
 
-Writes (``POST /v1/articles``) need ``Authorization: Bearer <daemon.auth_token>`` when a token is
-configured; the comparison is constant-time and the token is never logged.
+Every route but ``/healthz``, ``/readyz`` and ``/metrics`` needs ``Authorization: Bearer
+<daemon.auth_token>`` when a token is configured; the comparison is constant-time and the token is
+never logged.
+
+Clients are untrusted: connections are capped (``daemon.max_connections``; more are answered 503
+without a thread), each request must arrive within ``daemon.request_read_seconds`` and no read
+waits longer than ``daemon.read_timeout_seconds``, and request bodies in flight are bounded in
+bytes (``daemon.max_inflight_body_bytes``) before they are read. See ``http_limits``.
 """
 
 from __future__ import annotations
@@ -14,12 +20,15 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import socket
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from ..article import article_from_record
 from ..errors import InvalidArticle, StoreError
+from .http_limits import ByteBudget, ConnectionReaper
 from .metrics import CONTENT_TYPE_LATEST
 from .queue import QueueFull
 
@@ -29,16 +38,71 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 MAX_TOP = 1000
+OPEN_ROUTES = frozenset({"healthz", "readyz", "metrics"})  # probes and scrapes need no token
 
 
 class ApiServer(ThreadingHTTPServer):
     daemon_threads = True
+    block_on_close = False
     allow_reuse_address = True
     request_queue_size = 128
 
     def __init__(self, address: tuple[str, int], app: "Daemon"):
         self.app = app
+        self.connection_slots = threading.BoundedSemaphore(app.d.max_connections)
+        self.body_budget = ByteBudget(app.d.max_inflight_body_bytes)
+        self.reaper = ConnectionReaper()
+        self._close_gracefully: set[socket.socket] = set()
+        self._close_lock = threading.Lock()
         super().__init__(address, Handler)
+        self.reaper.start()
+
+    def process_request(self, request, client_address) -> None:
+        """One thread per connection, up to ``max_connections``; beyond it a 503 from this
+        (the accepting) thread, so stalled clients cannot pile up threads."""
+        if not self.connection_slots.acquire(blocking=False):
+            self.app.metrics.busy.labels("connections").inc()
+            retry = self.app.d.retry_after_seconds
+            body = json.dumps({"error": f"busy: {self.app.d.max_connections} connections open; retry"}).encode()
+            try:
+                request.setblocking(False)  # a fresh socket's send buffer takes this at once
+                request.send(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
+                             b"Retry-After: %d\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s" % (retry, len(body), body))
+            except OSError:
+                pass
+            self.mark_close_gracefully(request)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.connection_slots.release()
+            raise
+
+    def process_request_thread(self, request, client_address) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.connection_slots.release()
+
+    def mark_close_gracefully(self, request: socket.socket) -> None:
+        """The client may still be sending (a refused or unread body): let it finish reading our
+        answer instead of resetting the connection under it."""
+        with self._close_lock:
+            self._close_gracefully.add(request)
+
+    def shutdown_request(self, request) -> None:
+        with self._close_lock:
+            graceful = request in self._close_gracefully
+            self._close_gracefully.discard(request)
+        if graceful:
+            self.reaper.close_gracefully(request)
+        else:
+            super().shutdown_request(request)
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.reaper.stop()
 
 
 class _Reply(Exception):
@@ -54,18 +118,18 @@ def parse_body(text: str) -> tuple[list[Any], dict[int, str]]:
         raise _Reply(400, {"error": "empty body"})
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as first:
+    except (ValueError, RecursionError) as first:  # JSONDecodeError is a ValueError
         lines = [ln for ln in text.splitlines() if ln.strip()]
         if len(lines) < 2:
-            raise _Reply(400, {"error": f"body is not JSON: {first}"}) from None
+            raise _Reply(400, {"error": f"body is not JSON: {_json_error(first)}"}) from None
         items: list[Any] = []
         errors: dict[int, str] = {}
         for i, line in enumerate(lines):
             try:
                 items.append(json.loads(line))
-            except json.JSONDecodeError as exc:
+            except (ValueError, RecursionError) as exc:
                 items.append(None)
-                errors[i] = f"invalid JSON: {exc}"
+                errors[i] = f"invalid JSON: {_json_error(exc)}"
         if len(errors) == len(lines):
             raise _Reply(400, {"error": "body is neither JSON nor NDJSON"})
         return items, errors
@@ -76,12 +140,35 @@ def parse_body(text: str) -> tuple[list[Any], dict[int, str]]:
     raise _Reply(400, {"error": f"expected a JSON object, an array of objects or NDJSON, got {type(data).__name__}"})
 
 
+def _json_error(exc: BaseException) -> str:
+    """Why the parser gave up; it raises RecursionError for input nested deeper than it can go."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to parse"
+    return str(exc)
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: ApiServer
-    timeout = 60  # seconds a client may stall while sending a request
     server_version = "newsdedup"
     sys_version = ""
+
+    def setup(self) -> None:
+        self.timeout = self.server.app.d.read_timeout_seconds  # the socket timeout of every read and write
+        super().setup()
+
+    def handle_one_request(self) -> None:
+        """The whole request (line, headers, body) must arrive by ``request_read_seconds``; the
+        reaper cuts the read side of the connection when it has not. Handling is not limited."""
+        self._body_reserved = 0
+        self.server.reaper.arm(self.connection, self.server.app.d.request_read_seconds)
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.reaper.disarm(self.connection)
+            if self._body_reserved:
+                self.server.body_budget.give_back(self._body_reserved)
+                self._body_reserved = 0
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         log.debug("%s %s", self.address_string(), format % args)
@@ -111,10 +198,17 @@ class Handler(BaseHTTPRequestHandler):
         code = 500
         try:
             route, handler = self._route(method, path)
+            if method != "POST":
+                self.server.reaper.disarm(self.connection)  # nothing more to read
+            if route not in OPEN_ROUTES and not self._authorised():
+                raise _Reply(401, {"error": "missing or wrong bearer token"}, {"WWW-Authenticate": 'Bearer realm="newsdedup"'},
+                             close=method == "POST")
             code, body, headers, ctype = handler(parts)
             self._send(code, body, headers, content_type=ctype)
         except _Reply as reply:
             code = reply.code
+            if reply.close:
+                self.server.mark_close_gracefully(self.connection)
             self._send(reply.code, reply.body, reply.headers, close=reply.close)
         except (BrokenPipeError, ConnectionResetError):
             code = 499
@@ -170,7 +264,8 @@ class Handler(BaseHTTPRequestHandler):
     def _readyz(self, parts):
         app = self.server.app
         reasons = app.not_ready_reasons()
-        body = {"ready": not reasons, "reasons": reasons, "queue_depth": app.queue.depth(), "lease_held": app.lease_held()}
+        body = {"ready": not reasons, "reasons": reasons, "queue_depth": app.queue.depth(), "lease_held": app.lease_held(),
+                "dead_letters": app.queue.dead_count()}
         headers = {} if not reasons else {"Retry-After": str(app.d.retry_after_seconds)}
         return (200 if not reasons else 503), body, headers, "application/json; charset=utf-8"
 
@@ -185,7 +280,7 @@ class Handler(BaseHTTPRequestHandler):
         scheme, _, given = header.partition(" ")
         return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
 
-    def _read_body(self) -> bytes:
+    def _read_body(self) -> bytearray:
         d = self.server.app.d
         if self.headers.get("Transfer-Encoding", "").lower() not in ("", "identity"):
             raise _Reply(411, {"error": "send a Content-Length (chunked bodies are not accepted)"}, close=True)
@@ -200,16 +295,32 @@ class Handler(BaseHTTPRequestHandler):
             raise _Reply(400, {"error": "bad Content-Length"}, close=True) from None
         if length > d.max_body_bytes:
             raise _Reply(413, {"error": f"body of {length} bytes exceeds {d.max_body_bytes}"}, close=True)
-        body = self.rfile.read(length)
-        if len(body) != length:
-            raise _Reply(400, {"error": "body shorter than Content-Length"}, close=True)
+        if not self.server.body_budget.try_take(length):
+            self.server.app.metrics.busy.labels("body_bytes").inc()
+            raise _Reply(503, {"error": f"busy: request bodies in flight would exceed {d.max_inflight_body_bytes} bytes; retry"},
+                         {"Retry-After": str(d.retry_after_seconds)}, close=True)
+        self._body_reserved = length  # given back when this request is answered
+        body = bytearray(length)
+        view = memoryview(body)
+        got = 0
+        try:
+            while got < length:
+                n = self.rfile.readinto1(view[got:])
+                if not n:
+                    break  # end of file: the client stopped, or the reaper cut a request past its deadline
+                got += n
+        except TimeoutError:
+            pass  # nothing arrived for read_timeout_seconds
+        finally:
+            view.release()
+        self.server.reaper.disarm(self.connection)
+        if got != length:
+            raise _Reply(400, {"error": f"body incomplete: {got} of {length} bytes (Content-Length) arrived in time"}, close=True)
         return body
 
     def _post_articles(self, parts):
         app = self.server.app
         retry = {"Retry-After": str(app.d.retry_after_seconds)}
-        if not self._authorised():
-            raise _Reply(401, {"error": "missing or wrong bearer token"}, {"WWW-Authenticate": 'Bearer realm="newsdedup"'}, close=True)
         if not app.accepting:
             raise _Reply(503, {"error": "shutting down"}, retry, close=True)
         body = self._read_body()

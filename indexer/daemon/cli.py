@@ -1,9 +1,13 @@
-"""``newsdedup serve``: run the ingest daemon (HTTP API, durable queue, worker, crawl schedule)."""
+"""``newsdedup serve``: run the ingest daemon (HTTP API, durable queue, worker, crawl schedule);
+``newsdedup dead-letters``: look at and re-queue the articles it could not index."""
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
+from datetime import datetime, timezone
+from pathlib import Path
 
 import click
 
@@ -40,3 +44,64 @@ def serve(store: str | None, config: str | None, sets: tuple[str, ...], host: st
     except (NewsdedupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     sys.exit(code)
+
+
+def _open_queue(config: str | None, store: str | None, sets: tuple[str, ...]):
+    from .queue import QUEUE_FILE, DurableQueue
+
+    _, dsettings = load_all(config, store, sets)
+    if not (Path(dsettings.queue_dir) / QUEUE_FILE).is_file():
+        raise click.ClickException(f"no daemon queue in {dsettings.queue_dir} (set daemon.queue_dir as for `serve`)")
+    return DurableQueue(dsettings.queue_dir, dsettings.queue_max)
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat()
+
+
+@click.group("dead-letters")
+def dead_letters() -> None:
+    """Articles the daemon accepted but could not index: they wait in its queue's dead-letter
+    table (daemon.queue_dir) until re-queued."""
+
+
+@dead_letters.command("list")
+@common_options
+@click.option("--records/--no-records", default=False, help="Also print each record as it was queued.")
+def list_dead_letters(store: str | None, config: str | None, sets: tuple[str, ...], records: bool) -> None:
+    """One JSON line per dead letter, oldest failure first: id, origin, when, and the error."""
+    queue = _open_queue(config, store, sets)
+    try:
+        for dead in queue.dead_letters():
+            line = {"id": dead.article_id, "origin": dead.origin, "enqueued_at": _iso(dead.enqueued_at),
+                    "failed_at": _iso(dead.failed_at), "error": dead.error}
+            if records:
+                line["record"] = dead.record
+            click.echo(json.dumps(line, ensure_ascii=False))
+    finally:
+        queue.close()
+
+
+@dead_letters.command("requeue")
+@common_options
+@click.option("--id", "ids", multiple=True, metavar="ARTICLE_ID", help="Re-queue this article (repeatable).")
+@click.option("--all", "everything", is_flag=True, help="Re-queue every dead letter.")
+def requeue_dead_letters(store: str | None, config: str | None, sets: tuple[str, ...], ids: tuple[str, ...], everything: bool) -> None:
+    """Move dead letters back into the queue, after fixing what made them fail. A running daemon
+    picks them up; one that is stopped does on its next start. Those that fail again return."""
+    from .queue import QueueFull
+
+    if bool(ids) == everything:
+        raise click.UsageError("give --id ARTICLE_ID (one or more) or --all")
+    queue = _open_queue(config, store, sets)
+    try:
+        known = {d.article_id for d in queue.dead_letters()}
+        missing = [i for i in ids if i not in known]
+        if missing:
+            raise click.ClickException(f"not in the dead-letter table: {', '.join(missing)}")
+        moved = queue.requeue(None if everything else ids)
+    except QueueFull as exc:
+        raise click.ClickException(f"nothing re-queued: {exc}") from None
+    finally:
+        queue.close()
+    click.echo(f"re-queued {moved} articles")

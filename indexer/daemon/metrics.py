@@ -11,7 +11,8 @@ __all__ = ["DaemonMetrics", "CONTENT_TYPE_LATEST"]
 
 
 class DaemonMetrics:
-    def __init__(self, queue_depth: Callable[[], float], ready: Callable[[], float], lease_held: Callable[[], float]):
+    def __init__(self, queue_depth: Callable[[], float], ready: Callable[[], float], lease_held: Callable[[], float],
+                 dead_letters: Callable[[], float] = lambda: 0.0):
         r = self.registry = CollectorRegistry(auto_describe=True)
         self.accepted = Counter("newsdedup_daemon_articles_accepted", "Articles durably enqueued", ["origin"], registry=r)
         self.request_rejected = Counter("newsdedup_daemon_articles_rejected", "Articles refused at POST time (invalid)", registry=r)
@@ -31,6 +32,10 @@ class DaemonMetrics:
         ready_g.set_function(ready)
         lease_g = Gauge("newsdedup_daemon_lease_held", "1 while this daemon holds the writer lease", registry=r)
         lease_g.set_function(lease_held)
+        dead_g = Gauge("newsdedup_queue_dead_letters", "Articles in the queue's dead-letter table now (any run)", registry=r)
+        dead_g.set_function(dead_letters)
+        self.busy = Counter("newsdedup_daemon_http_refused", "Requests refused unread because the server was busy, by limit",
+                            ["limit"], registry=r)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -8,7 +8,8 @@
   written just before the crash comes back ALREADY_INDEXED and is indexed exactly once.
 * The queue is bounded: ``put_many`` raises ``QueueFull`` rather than grow past ``max_items``.
 * Items that fail for reasons other than the store (a bug, a model error) move to ``dead`` after
-  being retried one by one, so one poison article cannot block the queue.
+  being retried one by one, so one poison article cannot block the queue. ``requeue`` moves them
+  back (``newsdedup dead-letters requeue``), also while a daemon runs on the queue.
 """
 
 from __future__ import annotations
@@ -53,6 +54,17 @@ class QueueFull(Exception):
 
 
 @dataclass(frozen=True)
+class DeadLetter:
+    seq: int
+    article_id: str
+    record: str  # as queued (JSON text): it may be the very thing that cannot be parsed
+    origin: str
+    enqueued_at: float
+    failed_at: float
+    error: str
+
+
+@dataclass(frozen=True)
 class QueueItem:
     seq: int
     article_id: str
@@ -78,6 +90,7 @@ class DurableQueue:
         self._cond = threading.Condition(self._lock)
         self._in_hand: set[int] = set()
         self._depth = self._db.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+        self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]
         self._closed = False
         if self._depth:
             log.info("queue %s holds %d unfinished items from an earlier run; they are processed again", self.path, self._depth)
@@ -92,6 +105,7 @@ class DurableQueue:
         with self._cond:
             if self._closed:
                 raise QueueFull("queue closed")
+            self._sync_depth()
             if self._depth + len(rows) > self.max_items:
                 raise QueueFull(f"queue holds {self._depth} of {self.max_items} items")
             seqs = []
@@ -114,6 +128,7 @@ class DurableQueue:
         oldest available one has waited ``wait`` seconds (``fill=False``: return at once)."""
         with self._cond:
             while True:
+                self._sync_depth()
                 available = self._depth - len(self._in_hand)
                 if available >= n or (available > 0 and not fill):
                     break
@@ -137,7 +152,13 @@ class DurableQueue:
             for seq, aid, rec, origin, at in rows:
                 if seq in self._in_hand:
                     continue
-                out.append(QueueItem(seq, aid, json.loads(rec), origin, at))
+                try:
+                    record = json.loads(rec)
+                except (ValueError, RecursionError) as exc:  # queued before the edge bounded records
+                    log.error("queued article %s cannot be parsed; moved to the dead-letter table", aid)
+                    self._bury_locked(seq, f"record cannot be parsed: {type(exc).__name__}: {exc}")
+                    continue
+                out.append(QueueItem(seq, aid, record, origin, at))
                 self._in_hand.add(seq)
                 if len(out) >= n:
                     break
@@ -184,20 +205,75 @@ class DurableQueue:
     def bury(self, item: QueueItem, error: str) -> None:
         """Move a poison item to the dead table."""
         with self._cond:
+            self._bury_locked(item.seq, error)
+
+    def _bury_locked(self, seq: int, error: str) -> None:
+        # the row moves as stored: serialising the record again could fail on the very input
+        # that made it poison
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute(
+                "INSERT OR REPLACE INTO dead (seq, article_id, record, origin, enqueued_at, failed_at, error) "
+                "SELECT seq, article_id, record, origin, enqueued_at, ?, ? FROM items WHERE seq = ?",
+                (time.time(), error[:2000], seq),
+            )
+            deleted = self._db.execute("DELETE FROM items WHERE seq = ?", (seq,)).rowcount
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._depth -= deleted
+        self._in_hand.discard(seq)
+        self._cond.notify_all()
+
+    # ---- dead letters ----------------------------------------------------------------------------
+    def dead_letters(self, limit: int | None = None) -> list[DeadLetter]:
+        """The dead table, oldest failure first."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT seq, article_id, record, origin, enqueued_at, failed_at, error FROM dead ORDER BY failed_at, seq"
+                + (" LIMIT ?" if limit is not None else ""), (limit,) if limit is not None else ()).fetchall()
+        return [DeadLetter(*row) for row in rows]
+
+    def dead_since(self, since: float) -> int:
+        """Dead letters that failed at or after ``since`` (a Unix time) and are still dead."""
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM dead WHERE failed_at >= ?", (since,)).fetchone()[0]
+
+    def requeue(self, article_ids: Sequence[str] | None = None) -> int:
+        """Move dead letters (all, or those of these article ids) back to the end of the queue, as
+        stored; returns how many. Safe while a daemon runs on this queue: it notices the other
+        writer (``_sync_depth``). All or none; raises QueueFull rather than exceed ``max_items``."""
+        if article_ids is not None and not article_ids:
+            return 0
+        ids = tuple(dict.fromkeys(article_ids or ()))
+        where = f" WHERE article_id IN ({','.join('?' * len(ids))})" if article_ids is not None else ""
+        with self._cond:
             self._db.execute("BEGIN IMMEDIATE")
             try:
+                depth = self._db.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+                moving = self._db.execute(f"SELECT COUNT(*) FROM dead{where}", ids).fetchone()[0]
+                if depth + moving > self.max_items:
+                    raise QueueFull(f"queue holds {depth} of {self.max_items} items; {moving} dead letters do not fit")
                 self._db.execute(
-                    "INSERT OR REPLACE INTO dead (seq, article_id, record, origin, enqueued_at, failed_at, error) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (item.seq, item.article_id, json.dumps(item.record, ensure_ascii=False), item.origin, item.enqueued_at, time.time(), error[:2000]),
-                )
-                deleted = self._db.execute("DELETE FROM items WHERE seq = ?", (item.seq,)).rowcount
+                    "INSERT INTO items (article_id, record, origin, enqueued_at) "
+                    f"SELECT article_id, record, origin, ? FROM dead{where} ORDER BY failed_at, seq", (time.time(), *ids))
+                self._db.execute(f"DELETE FROM dead{where}", ids)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-            self._depth -= deleted
-            self._in_hand.discard(item.seq)
+            self._depth = depth + moving
             self._cond.notify_all()
+            return moving
+
+    def _sync_depth(self) -> None:
+        """Another process (``newsdedup dead-letters requeue``) may have added rows: SQLite's
+        ``data_version`` changes when another connection commits; then count again. Lock held."""
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._data_version = version
+            self._depth = self._db.execute("SELECT COUNT(*) FROM items").fetchone()[0]
 
     # ---- inspection ------------------------------------------------------------------------------
     def depth(self) -> int:

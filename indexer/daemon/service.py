@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -31,8 +32,9 @@ class Daemon:
         self.d = dsettings
         self.queue = DurableQueue(dsettings.queue_dir, dsettings.queue_max)
         self.accepting = True
+        self.started_at = time.time()
         self.metrics = DaemonMetrics(self.queue.depth, lambda: 0.0 if self.not_ready_reasons() else 1.0,
-                                     lambda: 1.0 if self.lease_held() else 0.0)
+                                     lambda: 1.0 if self.lease_held() else 0.0, self.queue.dead_count)
         self.worker = Worker(settings, dsettings, self.queue, self.metrics, indexer_factory=indexer_factory)
         self.crawler: CrawlScheduler | None = None
         if dsettings.crawl_sources:
@@ -64,6 +66,10 @@ class Daemon:
             reasons.append("queue full")
         if not self.worker.is_alive() and self.accepting:
             reasons.append("worker stopped")
+        if self.d.dead_letters_not_ready and (dead := self.queue.dead_since(self.started_at)) >= self.d.dead_letters_not_ready:
+            # articles were accepted and then could not be indexed: someone must look
+            # (`newsdedup dead-letters list`); requeueing them clears this once they succeed
+            reasons.append(f"dead letters: {dead} articles moved to the dead-letter table since start")
         return reasons
 
     def start(self) -> None:

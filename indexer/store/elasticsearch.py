@@ -34,8 +34,9 @@ import numpy as np
 
 from ..errors import BulkWriteError, StoreError, StoreSchemaError, StoreUnavailable
 from ..features.simhash import FINGERPRINT_LAYOUT, from_signed, to_signed
-from .base import BandQuery, KnnQuery, StoredArticle, StoreStats, TimeWindow
-from .es_bulk import bulk_create, dead_letter
+from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow
+from .es_bulk import RETRYABLE_STATUS, bulk_create, dead_letter
+from .es_changes import APPLIED, APPLYING, PENDING, SKIPPED, ChangeLog, LoggedChange
 from .es_config import (
     check_version,
     describe_target,
@@ -84,6 +85,7 @@ def _when(value: str | None) -> datetime | None:
 
 def from_source(src: dict[str, Any]) -> StoredArticle:
     vector = src.get("vector")
+    extra = src.get("extra") or {}
     return StoredArticle(
         id=src["id"], url=src.get("url", ""), canonical_url=src.get("canonical_url", ""), source=src.get("source", ""),
         title=src.get("title", ""), content=src.get("content", ""), publish_time=_when(src.get("publish_time")),
@@ -93,7 +95,8 @@ def from_source(src: dict[str, Any]) -> StoredArticle:
         vector=np.asarray(vector, dtype=np.float32) if vector is not None else None,
         cluster_id=src["cluster_id"], is_canonical=bool(src.get("is_canonical")), dup_of=src.get("dup_of"),
         dup_reason=src.get("dup_reason"), score=src.get("score"), indexed_at=_when(src.get("indexed_at")),
-        extra=src.get("extra") or {},
+        # as in the embedded store: extra fields that are not an object never break reading the row
+        extra=extra if isinstance(extra, dict) else {"unreadable_extra": extra},
     )
 
 
@@ -206,6 +209,12 @@ class ElasticsearchStore:
                                            hnsw_ef_construction=hnsw_ef_construction)
         self.server_version = self._connect()
         self._indices = self._open_index()
+        self._changes = ChangeLog(client, self.alias, target, replicas=cfg.replicas)
+        self._changes_ready = self._changes.open(create=cfg.auto_create)
+        # True while the log may hold changes not finished (at open, and after a failed apply)
+        self._unfinished = self._changes_ready
+        if self._changes_ready:
+            self._finish_changes()
         if cfg.inflight_max == 0 and cfg.write_refresh == "false":
             log.warning("es.inflight_max=0 and es.write_refresh=false: articles written in this run stay invisible "
                         "to duplicate lookups until the next refresh (up to %s)", cfg.refresh_interval)
@@ -432,12 +441,34 @@ class ElasticsearchStore:
                 best[a.id] = (a, score)
         return sorted(best.values(), key=lambda p: -p[1])[: q.k]
 
-    def write(self, articles: Sequence[StoredArticle]) -> None:
-        if not articles:
+    def write(self, articles: Sequence[StoredArticle], merges: Sequence[ClusterChange] = ()) -> None:
+        """Create ``articles``, then apply ``merges`` (recorded as pending first: see ``es_changes``).
+        Merges are applied even when some articles failed for good (those that were created belong
+        to the merged clusters too); the failure is raised after."""
+        if not articles and not merges:
             return
         for a in articles:
             if a.vector is not None and self.vector_dims and np.asarray(a.vector).reshape(-1).shape[0] != self.vector_dims:
                 raise StoreSchemaError(f"article {a.id}: vector has {np.asarray(a.vector).shape[-1]} dims, store has {self.vector_dims}")
+        with self._lock:
+            logged: list[LoggedChange] = []
+            if merges:
+                self._require_changes()
+                self._finish_changes()
+                logged = self._changes.record(merges, [self._next_seq() for _ in merges])
+                self._unfinished = True  # until they are applied below
+            failure: BulkWriteError | None = None
+            try:
+                if articles:
+                    self._create(articles)
+            except BulkWriteError as exc:
+                failure = exc
+            if logged:
+                self._apply_changes(logged)
+            if failure is not None:
+                raise failure
+
+    def _create(self, articles: Sequence[StoredArticle]) -> None:
         with self._lock:
             batch: dict[str, StoredArticle] = {}
             for a in articles:

@@ -1,7 +1,9 @@
 """The daemon with a store wrapper for tests (started as ``python tests/daemon/flaky_daemon.py``):
 
 * ``NDTEST_FAULT_FILE``: while that file exists every store call raises StoreUnavailable;
-* ``NDTEST_WRITE_DELAY``: seconds each ``write`` sleeps first (so a test can kill mid-processing).
+* ``NDTEST_WRITE_DELAY``: seconds each ``write`` sleeps first (so a test can kill mid-processing);
+* ``NDTEST_POISON_FILE``: while that file exists, ``write`` raises RuntimeError (not a store error)
+  for a batch holding an article whose title contains POISON_MARK (a poison article).
 """
 
 from __future__ import annotations
@@ -18,9 +20,12 @@ from indexer.errors import StoreUnavailable  # noqa: E402
 from indexer.pipeline import Indexer  # noqa: E402
 
 
+POISON_MARK = "投毒"
+
+
 class FlakyStore:
-    def __init__(self, inner, fault_file: str | None, delay: float):
-        self._inner, self._fault, self._delay = inner, fault_file, delay
+    def __init__(self, inner, fault_file: str | None, delay: float, poison_file: str | None = None):
+        self._inner, self._fault, self._delay, self._poison = inner, fault_file, delay, poison_file
 
     def _check(self):
         if self._fault and os.path.exists(self._fault):
@@ -36,6 +41,9 @@ class FlakyStore:
             if name == "write" and self._delay:
                 time.sleep(self._delay)
                 self._check()
+            if name == "write" and self._poison and os.path.exists(self._poison):
+                if any(POISON_MARK in a.title for a in args[0]):
+                    raise RuntimeError("simulated poison article")
             return attr(*args, **kwargs)
 
         return call
@@ -46,7 +54,8 @@ def _open(settings):
     if fault and os.path.exists(fault):
         raise StoreUnavailable("simulated outage at open")
     ix = Indexer.open(settings)
-    ix.store = FlakyStore(ix.store, fault, float(os.environ.get("NDTEST_WRITE_DELAY", "0") or 0))
+    ix.store = FlakyStore(ix.store, fault, float(os.environ.get("NDTEST_WRITE_DELAY", "0") or 0),
+                          os.environ.get("NDTEST_POISON_FILE"))
     return ix
 
 
