@@ -1,18 +1,13 @@
 """The indexer: featurise a batch, ask the store the three questions, decide, write.
 
-It only orchestrates: text rules live in ``cleaning`` and ``features``, the duplicate rules in
-``decision``, storage behind the ``Store`` protocol. Both stores therefore make the same decisions.
+It only orchestrates: text rules live in ``cleaning`` and ``features``, the pair comparison in
+``compare``, which cluster an article joins (and which clusters it bridges) in ``clusters``,
+storage behind the ``Store`` protocol. Both stores therefore make the same decisions.
 
 Within a batch, articles are decided in input order and each one also sees the articles decided
 before it in the same batch (they are not in the store yet), so two copies arriving together
-still end up in one cluster with exactly one canonical article.
-
-Chain drift (A~B, B~C, C~D merging unrelated A and D) is guarded by the cluster's canonical
-article: a near or semantic match joins the matched article's cluster only if the new article is
-also close to that cluster's canonical article (a match by the same rules, or an embedding cosine
-of at least ``decision.cluster_threshold`` without a templated difference). Every member of a
-cluster is thus within one hop of its canonical article, never a chain of hops away.
-Exact copies always join: equality is transitive.
+still end up in one cluster with exactly one canonical article. Merges decided during a batch are
+written with its articles, in one unit.
 """
 
 from __future__ import annotations
@@ -28,40 +23,23 @@ from typing import Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from .article import Article, article_from_record
-from .cleaning import exact_form
-from .decision import (
-    PairEvidence,
-    Reason,
-    Verdict,
-    contained,
-    containment,
-    judge,
-    place_conflict,
-    shingles,
-    template_difference,
-    title_number_conflict,
-)
+from .clusters import Candidate, assign
+from .compare.evidence import PairEvidence, compare_sides
+from .compare.rules import Verdict, judge
+from .compare.sides import Side, shingle_source
 from .errors import InvalidArticle
 from .features import Featurizer, TextFeatures, text_features
 from .features.embedding import create_embedder
-from .features.exact import MIN_BODY_CHARS_FOR_KEY
+from .features.shingles import contained, shingles
 from .features.simhash import hamming
-from .features.title_grams import cosine as title_cosine
 from .settings import Settings
-from .store import BandQuery, KnnQuery, Store, StoredArticle, TimeWindow, open_store
+from .store import BandQuery, ClusterChange, KnnQuery, Store, StoredArticle, TimeWindow, open_store
 
 log = logging.getLogger(__name__)
 
-_REASON_RANK = {Reason.EXACT: 3, Reason.NEAR: 2, Reason.SEMANTIC: 1}
-# Shingle containment from which two texts count as one frame for the template check, and from
-# which semantic candidates' bodies are checked for substituted figures.
-TEMPLATE_FRAME_CONTAINMENT = 0.8
-SHARED_BODY_CONTAINMENT = 0.4
-FIGURE_SLOTS = frozenset({"number", "polarity"})
 # Articles per part of the features computed ahead: small enough that the model starts soon after
 # the text stage, large enough for its micro-batches (about five news texts each) to fill both cores.
 FEATURE_PART = 64
-LEAD_CHARS = 120
 # Stored articles' comparison sides kept between lookups: candidates of a news stream repeat (a
 # story's canonical article is asked about by each repost). A side is tens of KB.
 SIDE_CACHE_SIZE = 4096
@@ -88,28 +66,7 @@ class IndexOutcome:
     score: float | None = None
     error: str | None = None
     where: str | None = None
-
-
-@dataclass
-class _Side:
-    """One side of a comparison: text features, shingles, vector, publish time."""
-
-    id: str
-    text: TextFeatures
-    shingles: np.ndarray  # sorted shingle hashes (decision.shingles)
-    vector: np.ndarray | None
-    publish_time: datetime | None
-
-    @classmethod
-    def of(cls, article_id: str, text: TextFeatures, vector: np.ndarray | None, publish_time: datetime | None) -> "_Side":
-        return cls(article_id, text, shingles(_shingle_text(text)), vector, publish_time)
-
-
-@dataclass
-class Candidate:
-    article: StoredArticle
-    evidence: PairEvidence
-    verdict: Verdict | None
+    merged: list[str] = field(default_factory=list)  # clusters this article's arrival merged into its own
 
 
 @dataclass
@@ -120,62 +77,8 @@ class BatchSummary:
         self.counts[outcome.decision.value] += 1
         if outcome.decision is Decision.DUPLICATE and outcome.reason:
             self.counts[f"duplicate/{outcome.reason}"] += 1
-
-
-def _shingle_text(tf: TextFeatures) -> str:
-    return _shingle_source(tf.clean_title, tf.clean_body)
-
-
-def _shingle_source(clean_title_: str, clean_body_: str) -> str:
-    if len(exact_form(clean_body_)) >= MIN_BODY_CHARS_FOR_KEY:
-        return clean_body_
-    return clean_title_ + "\n" + clean_body_
-
-
-def compare_sides(a: _Side, b: _Side, settings: Settings) -> PairEvidence:
-    """Evidence for one pair. The template check, the costliest part, runs only where the texts
-    share a frame closely enough for a near or semantic verdict to be possible."""
-    d = settings.decision
-    exact = a.text.content_key == b.text.content_key
-    short = min(a.text.token_count, b.text.token_count) < settings.simhash.short_tokens
-    dist = hamming(a.text.simhash, b.text.simhash)
-    cont = containment(a.shingles, b.shingles)
-    cosine = float(np.dot(a.vector, b.vector)) if a.vector is not None and b.vector is not None else None
-    title_sim = title_cosine(a.text.title_vec, b.text.title_vec)
-    event = d.cosine_weight * cosine + title_sim if cosine is not None else None
-    template = None
-    if not exact and d.template_guard:
-        if dist <= settings.simhash.max_distance or cont >= TEMPLATE_FRAME_CONTAINMENT:
-            # Texts this close are one frame: any substituted figure or name makes them different news.
-            template = template_difference(_frame_text(a.text), _frame_text(b.text))
-        elif event is not None and event >= d.cluster_threshold:
-            # Independent reports of one event word their bodies differently (names come and go),
-            # so headlines are held to the frame check; bodies that still share much of their
-            # text only to their figures (a lottery draw, a price list under one headline).
-            template = (
-                template_difference(a.text.clean_title, b.text.clean_title)
-                or place_conflict(_lead(a.text), _lead(b.text), _frame_text(a.text), _frame_text(b.text))
-                or (
-                    template_difference(_frame_text(a.text), _frame_text(b.text), slots=FIGURE_SLOTS)
-                    if cont >= SHARED_BODY_CONTAINMENT
-                    else None
-                )
-            )
-    return PairEvidence(
-        exact=exact, hamming=dist, short=short, containment=cont, cosine=cosine, title_sim=title_sim,
-        event_score=event, title_numbers_conflict=title_number_conflict(a.text.clean_title, b.text.clean_title),
-        template=template,
-    )
-
-
-def _frame_text(tf: TextFeatures) -> str:
-    """What the template check compares: the title, then the body."""
-    return tf.clean_title + "。" + _shingle_text(tf)
-
-
-def _lead(tf: TextFeatures) -> str:
-    """Headline and the first sentence or so of the body, where a report says where it happened."""
-    return tf.clean_title + "。" + tf.clean_body[:LEAD_CHARS]
+        if outcome.merged:
+            self.counts["merged"] += len(outcome.merged)
 
 
 class _BatchIndex:
@@ -192,7 +95,7 @@ class _BatchIndex:
     def vectors(self) -> np.ndarray:
         return self._vectors[: len(self.ids)] if self._vectors is not None else np.zeros((0, 0), np.float32)
 
-    def add(self, side: _Side) -> None:
+    def add(self, side: Side) -> None:
         self.by_key.setdefault(side.text.content_key, []).append(side.id)
         for band in side.text.bands:
             self.by_band.setdefault(band, []).append(side.id)
@@ -206,7 +109,7 @@ class _BatchIndex:
             self._vectors[n] = side.vector
             self.ids.append(side.id)
 
-    def candidates(self, side: _Side, k: int, floor: float) -> list[str]:
+    def candidates(self, side: Side, k: int, floor: float) -> list[str]:
         found = dict.fromkeys(self.by_key.get(side.text.content_key, []))
         for band in side.text.bands:
             found.update(dict.fromkeys(self.by_band.get(band, [])))
@@ -225,7 +128,7 @@ class Indexer:
         self.settings = settings
         self.store = store
         self.featurizer = featurizer
-        self._side_cache: dict[str, _Side] = {}
+        self._side_cache: dict[str, Side] = {}
         self._precheck_shingles: dict[str, np.ndarray] = {}
         self._precheck_bytes = 0
         self._stages: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None  # text, embedding
@@ -369,7 +272,7 @@ class Indexer:
         arts = [x if isinstance(x, Article) else article_from_record(x, name, self.settings.default_tz) for x, name in ((a, "a"), (b, "b"))]
         texts = [self.featurizer.text(x) for x in arts]
         vectors = self.featurizer.embed(texts)
-        sides = [_Side.of(x.id, t, v, x.publish_time) for x, t, v in zip(arts, texts, vectors)]
+        sides = [Side.of(x.id, t, v, x.publish_time) for x, t, v in zip(arts, texts, vectors)]
         evidence = compare_sides(sides[0], sides[1], self.settings)
         return evidence, judge(evidence, self.settings.decision, self.settings.simhash)
 
@@ -396,7 +299,8 @@ class Indexer:
                 "evidence": ev.__dict__,
             })
         rows.sort(key=lambda r: (r["role"] == "candidate", -(r["score"] or 0), -(r["evidence"]["event_score"] or 0)))
-        return {"article": stored.export_record(), "comparisons": rows[: max(limit, len(wanted))]}
+        changes = [c.record() for c in self.store.cluster_changes(stored.cluster_id)]
+        return {"article": stored.export_record(), "comparisons": rows[: max(limit, len(wanted))], "cluster_changes": changes}
 
     # ---- batch decision ------------------------------------------------------------------------------
     def _window(self, when: datetime | None) -> TimeWindow:
@@ -406,20 +310,20 @@ class Indexer:
         span = timedelta(days=days)
         return TimeWindow(when - span, when + span)
 
-    def _side_for(self, stored: StoredArticle) -> _Side:
+    def _side_for(self, stored: StoredArticle) -> Side:
         side = self._side_cache.get(stored.id)
         if side is None:
             tf = text_features(stored.clean_title, stored.clean_body, self.settings, cleaned=True)
-            side = self._remember(_Side.of(stored.id, tf, stored.vector, stored.publish_time))
+            side = self._remember(Side.of(stored.id, tf, stored.vector, stored.publish_time))
         return side
 
-    def _remember(self, side: _Side) -> _Side:
+    def _remember(self, side: Side) -> Side:
         if len(self._side_cache) >= SIDE_CACHE_SIZE:
             del self._side_cache[next(iter(self._side_cache))]  # oldest first
         self._side_cache[side.id] = side
         return side
 
-    def _gather(self, sides: Sequence[_Side], windows: Sequence[TimeWindow], exclude: Sequence[str | None]) -> list[list[StoredArticle]]:
+    def _gather(self, sides: Sequence[Side], windows: Sequence[TimeWindow], exclude: Sequence[str | None]) -> list[list[StoredArticle]]:
         """Candidates from the store for each side: exact key, SimHash bands, kNN (deduplicated)."""
         d = self.settings.decision
         exact = self.store.find_exact([s.text.content_key for s in sides])
@@ -479,7 +383,7 @@ class Indexer:
         for j, v in zip(missing, self.featurizer.embed([texts[j] for j in missing])):
             vectors[j] = v
         sides = [
-            _Side.of(articles[i].id, t, v, articles[i].publish_time)
+            Side.of(articles[i].id, t, v, articles[i].publish_time)
             for i, t, v in zip(fresh, texts, vectors)
         ]
         windows = [self._window(s.publish_time) for s in sides]
@@ -488,9 +392,11 @@ class Indexer:
         canonicals = self.store.get_many(list(canonical_ids)) if canonical_ids else {}
 
         decided: list[StoredArticle] = []
-        pending_sides: dict[str, _Side] = {}
+        pending_sides: dict[str, Side] = {}
         pending: dict[str, StoredArticle] = {}
         in_batch = _BatchIndex()
+        view = _BatchClusters(self, canonicals, pending_sides)
+        merges: list[ClusterChange] = []
         d = self.settings.decision
         now = datetime.now(timezone.utc)
         for pos, (i, side, window) in enumerate(zip(fresh, sides, windows)):
@@ -507,14 +413,15 @@ class Indexer:
                     continue
                 ev = compare_sides(side, known or self._side_for(c), self.settings)
                 cands.append(Candidate(c, ev, judge(ev, d, self.settings.simhash)))
-            match = self._choose(side, cands, canonicals, pending_sides)
+            got = assign(side, cands, view, self.settings)
+            match = got.match
             stored = StoredArticle(
                 id=article.id, url=article.url, canonical_url=article.canonical_url, source=article.source,
                 title=article.title, content=article.content, publish_time=article.publish_time,
                 clean_title=side.text.clean_title, clean_body=side.text.clean_body,
                 title_md5=side.text.title_md5, body_md5=side.text.body_md5, content_key=side.text.content_key,
                 simhash=side.text.simhash, bands=side.text.bands, vector=side.vector,
-                cluster_id=match.article.cluster_id if match else article.id,
+                cluster_id=view.cluster_of(match.article) if match else article.id,
                 is_canonical=match is None,
                 dup_of=match.article.id if match else None,
                 dup_reason=match.verdict.reason.value if match else None,
@@ -525,25 +432,31 @@ class Indexer:
             pending_sides[stored.id] = side
             in_batch.add(side)
             decided.append(stored)
+            view.merge(got.merges)
+            merges.extend(got.merges)
             outcomes[i] = IndexOutcome(
                 stored.id, Decision.DUPLICATE if match else Decision.NEW, stored.cluster_id, stored.dup_of,
-                stored.dup_reason, stored.score,
+                stored.dup_reason, stored.score, merged=[m.source for m in got.merges],
             )
-        self.store.write(decided)
+        self.store.write(decided, merges)
         # Fresh articles are the likeliest candidates of the next ones (reposts follow within hours):
         # keep their sides, which equal what _side_for would rebuild from the stored rows.
         for stored in decided:
             self._remember(pending_sides[stored.id])
-        # Repeats inside the batch report the cluster their first copy got.
-        for i, outcome in enumerate(outcomes):
-            if outcome is not None and outcome.decision is Decision.ALREADY_INDEXED and outcome.cluster_id is None:
+        for outcome in outcomes:
+            if outcome is None:
+                continue
+            if outcome.decision is Decision.ALREADY_INDEXED and outcome.cluster_id is None:
+                # Repeats inside the batch report what their first copy got.
                 first = pending.get(outcome.article_id or "")
                 if first is not None:
                     outcome.cluster_id, outcome.dup_of = first.cluster_id, first.dup_of
                     outcome.reason, outcome.score = first.dup_reason, first.score
+            if outcome.cluster_id is not None:
+                outcome.cluster_id = view.resolve(outcome.cluster_id)  # where the batch's later merges took it
         return outcomes  # type: ignore[return-value]
 
-    def _cannot_match(self, side: _Side, stored: StoredArticle, stored_shingles: np.ndarray | None = None) -> bool:
+    def _cannot_match(self, side: Side, stored: StoredArticle, stored_shingles: np.ndarray | None = None) -> bool:
         """Whether no rule of ``judge`` can accept this stored candidate, told from what its row
         already holds (exact key, fingerprint, vector, cleaned text) without tokenising it again.
 
@@ -566,33 +479,48 @@ class Indexer:
         found = self._precheck_shingles.get(stored.id)
         if found is None:
             body = stored.clean_body[: self.settings.input.feature_max_chars]
-            found = shingles(_shingle_source(stored.clean_title, body))
+            found = shingles(shingle_source(stored.clean_title, body))
             while self._precheck_shingles and self._precheck_bytes + found.nbytes > PRECHECK_CACHE_BYTES:
                 self._precheck_bytes -= self._precheck_shingles.pop(next(iter(self._precheck_shingles))).nbytes  # oldest
             self._precheck_shingles[stored.id] = found
             self._precheck_bytes += found.nbytes
         return found
 
-    def _choose(
-        self, side: _Side, cands: list[Candidate], canonicals: dict[str, StoredArticle], pending_sides: dict[str, _Side]
-    ) -> Candidate | None:
-        """The strongest confirmed match whose cluster the article may join (see module docstring)."""
-        confirmed = [c for c in cands if c.verdict is not None]
-        confirmed.sort(key=lambda c: (_REASON_RANK[c.verdict.reason], c.verdict.score, c.article.is_canonical), reverse=True)
-        for cand in confirmed:
-            if cand.verdict.reason is Reason.EXACT or cand.article.is_canonical:
-                return cand
-            cid = cand.article.cluster_id
-            if cid in pending_sides:
-                canon_side = pending_sides[cid]
-            else:
-                canon = canonicals.get(cid) or self.store.get_many([cid]).get(cid)
-                if canon is None:  # canonical vanished (deleted by hand): trust the direct match
-                    return cand
-                canon_side = self._side_for(canon)
-            ev = compare_sides(side, canon_side, self.settings)
-            if judge(ev, self.settings.decision, self.settings.simhash) is not None:
-                return cand
-            if ev.template is None and ev.event_score is not None and ev.event_score >= self.settings.decision.cluster_threshold:
-                return cand
-        return None
+
+class _BatchClusters:
+    """Clusters as a batch's decisions see them: stored clusters as read at the start of the batch,
+    the batch's own new clusters, and the merges decided so far (applied to the store with the
+    batch's articles)."""
+
+    def __init__(self, indexer: Indexer, canonicals: dict[str, StoredArticle], pending_sides: dict[str, Side]):
+        self._indexer = indexer
+        self._canonicals = canonicals
+        self._pending_sides = pending_sides
+        self._merged_into: dict[str, str] = {}
+
+    def resolve(self, cluster_id: str) -> str:
+        while cluster_id in self._merged_into:
+            cluster_id = self._merged_into[cluster_id]
+        return cluster_id
+
+    def cluster_of(self, article: StoredArticle) -> str:
+        return self.resolve(article.cluster_id)
+
+    def canonical_side(self, cluster_id: str) -> Side | None:
+        side = self._pending_sides.get(cluster_id)
+        if side is not None:
+            return side
+        canon = self._canonicals.get(cluster_id)
+        if canon is None:
+            canon = self._indexer.store.get_many([cluster_id]).get(cluster_id)
+            if canon is None:
+                return None
+            self._canonicals[cluster_id] = canon
+        return self._indexer._side_for(canon)
+
+    def side_of(self, article: StoredArticle) -> Side:
+        return self._pending_sides.get(article.id) or self._indexer._side_for(article)
+
+    def merge(self, merges: list[ClusterChange]) -> None:
+        for m in merges:
+            self._merged_into[m.source] = m.into

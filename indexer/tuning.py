@@ -15,7 +15,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from .article import article_from_record
-from .decision import PairEvidence
+from .compare.evidence import PairEvidence, compare_sides
+from .compare.sides import Side
 
 # (layer, evidence score, setting it calibrates, higher-is-a-match?)
 SCORES = (
@@ -60,13 +61,11 @@ def pair_from_line(data: Any, label_key: str) -> tuple[Mapping, Mapping, bool]:
 
 def evidence_for_pairs(indexer, pairs: Sequence[tuple[Mapping, Mapping, bool]]) -> list[PairEvidence]:
     """Evidence of each pair, the embedding model run once over all texts."""
-    from .pipeline import _Side, compare_sides
-
     tz = indexer.settings.default_tz
     articles = [article_from_record(x, f"pair {i // 2 + 1}", tz) for i, x in enumerate(x for a, b, _ in pairs for x in (a, b))]
     texts = [indexer.featurizer.text(a) for a in articles]
     vectors = indexer.featurizer.embed(texts)
-    sides = [_Side.of(a.id, t, v, a.publish_time) for a, t, v in zip(articles, texts, vectors)]
+    sides = [Side.of(a.id, t, v, a.publish_time) for a, t, v in zip(articles, texts, vectors)]
     return [compare_sides(sides[2 * i], sides[2 * i + 1], indexer.settings) for i in range(len(pairs))]
 
 

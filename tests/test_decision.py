@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer.decision import containment, shingles, template_difference, title_number_conflict
+from indexer.compare.rules import template_difference, title_number_conflict
+from indexer.features.shingles import containment, shingles
 from indexer.pipeline import Decision
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -71,7 +72,7 @@ def test_distinct_originals_stay_apart_and_their_reposts_join(make_indexer):
 
 
 def test_same_kind_of_news_in_two_places_is_two_events():
-    from indexer.decision import place_conflict
+    from indexer.compare.rules import place_conflict
 
     a, b = "哈尔滨学院部分学生食物中毒。", "北京行知实验学校11名学生食物中毒。"
     assert place_conflict(a, b, a, b).startswith("places differ")
@@ -138,7 +139,7 @@ def test_hashed_shingles_give_the_containment_of_character_4_grams():
 def test_contained_agrees_with_containment_at_every_threshold():
     import numpy as np
 
-    from indexer.decision import contained, containment
+    from indexer.features.shingles import contained, containment
 
     rng = np.random.default_rng(5)
     for trial in range(300):

@@ -1,14 +1,11 @@
-"""Pairwise evidence and the duplicate rules. Pure functions: no store, no model.
-
-The pipeline gathers candidates from the three store questions, computes ``PairEvidence`` for each
-(new article, candidate) pair and asks ``judge`` whether it is a duplicate and why:
+"""The duplicate rules: hard guards that refuse a match whatever the scores say, and the verdict.
 
 * **exact**     the content keys (MD5 of the cleaned body, or title+body for very short bodies) are equal;
 * **near**      SimHash Hamming distance within the length-dependent limit, or the shorter text's
                 shingles are contained in the longer one (a trimmed repost);
 * **semantic**  the same news event: an event score (weighted embedding cosine plus headline
-                character-gram similarity) above the threshold, and no conflicting figures in
-                the two headlines.
+                character-gram similarity) above the threshold, no conflicting figures in the
+                two headlines and no conflicting event specifics (places, dates, casualties).
 
 Near and semantic matches are refused when the two texts differ in a way that makes them different
 news although they read alike: a *templated report* (stock moves, weather warnings, prices, lottery
@@ -24,12 +21,14 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import Enum
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
 import rjieba
 
-from .cleaning import exact_form
-from .settings import DecisionSettings, SimhashSettings
+from ..settings import DecisionSettings, SimhashSettings
+
+if TYPE_CHECKING:
+    from .evidence import PairEvidence
 
 
 class Reason(str, Enum):
@@ -38,7 +37,6 @@ class Reason(str, Enum):
     SEMANTIC = "semantic"
 
 
-SHINGLE = 4  # characters per shingle for containment
 _NUMBER = re.compile(r"\d+(?:[.,:：/]\d+)*%?|[零〇一二两三四五六七八九十百千万亿]+(?=[年月日号时点分秒元角股只家名人起例个位%])")
 _NOUNISH = {"n", "nr", "ns", "nt", "nz", "nrt", "nrfg", "eng", "x", "j"}
 # Words that change the meaning of a templated report when swapped for a word of another class
@@ -60,87 +58,9 @@ _POLARITY = {word: cls for cls, words in _POLARITY_CLASSES.items() for word in w
 
 
 @dataclass(frozen=True)
-class PairEvidence:
-    exact: bool
-    hamming: int
-    short: bool
-    containment: float
-    cosine: float | None
-    title_sim: float
-    event_score: float | None  # cosine_weight x cosine + title_sim
-    title_numbers_conflict: bool
-    template: str | None  # why the pair looks like a templated report, or None
-
-
-@dataclass(frozen=True)
 class Verdict:
     reason: Reason
     score: float
-
-
-# Odd 64-bit multiplier of the polynomial shingle hash (arithmetic wraps modulo 2**64).
-_SHINGLE_BASE = np.uint64(0x9E3779B97F4A7C15)
-
-
-def shingles(text: str, size: int = SHINGLE) -> np.ndarray:
-    """The distinct character ``size``-grams of the compact text, as sorted 64-bit hashes.
-
-    Hashes, not strings: a long article has thousands of shingles and the indexer keeps the
-    shingles of recent candidates in memory; 8 bytes each instead of a ~70-byte string in a set,
-    and containment becomes one sorted-array intersection.
-    """
-    compact = exact_form(text)
-    if not compact:
-        return np.zeros(0, dtype=np.uint64)
-    codes = np.frombuffer(compact.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
-    if len(codes) <= size:
-        size = len(codes)
-    grams = np.zeros(len(codes) - size + 1, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for offset in range(size):
-            grams = grams * _SHINGLE_BASE + codes[offset : offset + len(grams)]
-    # Sort and drop repeats: what np.unique returns, ~5x faster at these sizes (it hashes first).
-    grams.sort()
-    distinct = np.empty(len(grams), dtype=bool)
-    distinct[0] = True
-    np.not_equal(grams[1:], grams[:-1], out=distinct[1:])
-    return grams[distinct]
-
-
-# A text needs this many shingles (about as many characters) before its containment in another
-# text means anything: a two-line stub is "contained" in half the articles that mention its words.
-MIN_CONTAINMENT_SHINGLES = 40
-
-
-def containment(a: np.ndarray, b: np.ndarray) -> float:
-    """Share of the smaller shingle set found in the larger: 1.0 when one text is a trimmed copy
-    of the other; 0.0 when the smaller text is too short to tell."""
-    small, large = (a, b) if len(a) <= len(b) else (b, a)
-    if len(small) < MIN_CONTAINMENT_SHINGLES:
-        return 0.0
-    return _found(small, large) / len(small)
-
-
-def _found(keys: np.ndarray, sorted_set: np.ndarray) -> int:
-    """How many of ``keys`` are in ``sorted_set`` (no merge sort: a binary search each)."""
-    at = np.searchsorted(sorted_set, keys)
-    at[at == len(sorted_set)] = 0
-    return int(np.count_nonzero(sorted_set[at] == keys))
-
-
-def contained(a: np.ndarray, b: np.ndarray, threshold: float) -> bool:
-    """``containment(a, b) >= threshold``, usually from part of the smaller set: when the misses
-    among its first keys already exceed the share that may miss, the rest cannot lift it (most
-    pairs the indexer asks about share almost nothing, so a third of the lookups decide them)."""
-    small, large = (a, b) if len(a) <= len(b) else (b, a)
-    if len(small) < MIN_CONTAINMENT_SHINGLES:
-        return 0.0 >= threshold
-    n = len(small)
-    sample = min(n, int(1.5 * (1.0 - threshold) * n) + 1)
-    # At most every key past the sample is found; divided by n like containment, so the two agree.
-    if sample < n and (_found(small[:sample], large) + n - sample) / n < threshold:
-        return False
-    return containment(small, large) >= threshold
 
 
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
@@ -192,6 +112,7 @@ def place_conflict(lead_a: str, lead_b: str, text_a: str, text_b: str) -> str | 
 
 
 ALL_SLOTS = frozenset({"number", "polarity", "name"})
+FIGURE_SLOTS = frozenset({"number", "polarity"})
 
 
 def template_difference(
@@ -205,7 +126,15 @@ def template_difference(
     other's (as substrings), and a number replaced by a non-number (``12日`` -> ``明日``) is a rewording.
     The alignment reads the first ``diff_chars`` of each text, where templated reports put their slots;
     ``slots`` limits which kinds of substitution count."""
-    ta, tb = _tagged(a[:diff_chars]), _tagged(b[:diff_chars])
+    return _substitution(a[:diff_chars], b[:diff_chars], a, b, max_segment, slots)
+
+
+def _substitution(
+    part_a: str, part_b: str, whole_a: str, whole_b: str, max_segment: int, slots: frozenset[str]
+) -> str | None:
+    """The first true substitution between two aligned pieces of text (see template_difference);
+    slot words are looked up in the whole texts."""
+    ta, tb = _tagged(part_a), _tagged(part_b)
     matcher = SequenceMatcher(None, [w for w, _ in ta], [w for w, _ in tb], autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "replace":
@@ -224,9 +153,71 @@ def template_difference(
         if kind_l.split(":")[0] != kind_r.split(":")[0] or (kind_l.startswith("polarity") and kind_l == kind_r):
             continue
         # Substring, not token, membership: segmentation of the same word varies with its context.
-        if any(w in b for w in slot_l) or any(w in a for w in slot_r):
+        if any(w in whole_b for w in slot_l) or any(w in whole_a for w in slot_r):
             continue
         return f"{kind_l.split(':')[0]} differs: {''.join(w for w, _ in ta[i1:i2])!r} vs {''.join(w for w, _ in tb[j1:j2])!r}"
+    return None
+
+
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])")
+# Two sentences are one frame (worth reading for substituted slots) when this share of them is
+# common (difflib ratio: 2 x matched characters / both lengths). A stock report against another
+# stock's report scores about 0.6; a byline against a copyright line below 0.3.
+ALIGNED_SENTENCE_RATIO = 0.5
+# Headlines are short and a templated headline is mostly slots (贵州茅台今日上涨3.2% against
+# 五粮液今日下跌1.1%: 0.43), while a re-titled repost shares little (统计局发布10月物价数据 against
+# 专家解读物价走势: 0.21).
+ALIGNED_TITLE_RATIO = 0.4
+MIN_SENTENCE_CHARS = 6
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE_END.split(text) if len(s.strip()) >= MIN_SENTENCE_CHARS]
+
+
+def _aligned_pairs(a: str, b: str) -> list[tuple[str, str]]:
+    """Each sentence of ``a`` with the most alike sentence of ``b``, where they are alike enough
+    to be one sentence frame and not equal. Sentences without such a partner (added leads,
+    footers, dropped paragraphs, another site's copyright line) are not paired."""
+    sents_b = _sentences(b)
+    pairs = []
+    for sa in _sentences(a):
+        if sa in sents_b:
+            continue
+        grams_a = {sa[i : i + 2] for i in range(len(sa) - 1)}
+        best, best_ratio = None, ALIGNED_SENTENCE_RATIO
+        for sb in sents_b:
+            grams_b = {sb[i : i + 2] for i in range(len(sb) - 1)}
+            # Cheap bound first: sentences sharing few character pairs cannot reach the ratio.
+            if 2 * len(grams_a & grams_b) < 0.5 * ALIGNED_SENTENCE_RATIO * (len(grams_a) + len(grams_b)):
+                continue
+            ratio = SequenceMatcher(None, sa, sb, autojunk=False).ratio()
+            if ratio >= best_ratio:
+                best, best_ratio = sb, ratio
+        if best is not None:
+            pairs.append((sa, best))
+    return pairs
+
+
+def story_template_difference(
+    title_a: str, body_a: str, title_b: str, body_b: str, diff_chars: int = 800, slots: frozenset[str] = ALL_SLOTS,
+    titles_aligned: bool = False,
+) -> str | None:
+    """``template_difference`` read over the story's own text: the two headlines, then each pair of
+    aligned body sentences among the first ``diff_chars`` characters. What a repost adds or drops
+    around the story (leads, bylines, copyright and disclaimer lines, share bars) has no partner
+    sentence in the other text, so it is never read as a substituted name or figure. Headlines are
+    read when ``titles_aligned`` says they are one frame, or when they are alike enough to be one
+    (a re-titled repost of one body is not a templated report)."""
+    whole_a, whole_b = title_a + "。" + body_a, title_b + "。" + body_b
+    if titles_aligned or SequenceMatcher(None, title_a, title_b, autojunk=False).ratio() >= ALIGNED_TITLE_RATIO:
+        found = _substitution(title_a, title_b, whole_a, whole_b, 4, slots)
+        if found:
+            return found
+    for sa, sb in _aligned_pairs(body_a[:diff_chars], body_b[:diff_chars]):
+        found = _substitution(sa, sb, whole_a, whole_b, 4, slots)
+        if found:
+            return found
     return None
 
 

@@ -1,0 +1,162 @@
+"""Which cluster a decided article joins, and which clusters it bridges. Store-agnostic.
+
+**Chain drift** (A~B, B~C, C~D merging unrelated A and D) is guarded by the cluster's canonical
+article: a near or semantic match joins the matched article's cluster only if the new article is
+also close to that cluster's canonical article (a match by the same rules, or an event score of at
+least ``decision.cluster_threshold`` with no templated difference and no conflicting event
+specifics). Exact copies always join: equality is transitive.
+
+**Order independence.** Crawls arrive in any order: two reposts that do not match each other (one
+trimmed, one with sentences dropped) may arrive first and start two clusters; the original arrives
+later and matches both. When an article is admitted to several clusters they are merged into the
+one whose canonical article was published first, under the same guard against drift: the two
+canonical articles must match each other by the rules, or the article bridging them must be a
+*copy bridge* to its match in both. Anything weaker (two semantic matches) keeps them apart. For
+the same reason an article joins a cluster whose canonical it does not match when its match is a
+copy bridge between it and the canonical (the original between its trimmed head and its tail).
+
+A copy bridge is exact or near to both sides, and not a fragment of both: two articles that quote
+one paragraph are not one story because the paragraph is reposted alone. When the bridge holds
+both sides (the original holding a head and a tail, or a digest holding two stories' leads), the
+two sides must also read as one topic (embedding cosine >= ``decision.semantic_min_cosine``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Protocol
+
+from .compare.evidence import PairEvidence, compare_sides
+from .compare.rules import Reason, Verdict, judge, near_limit
+from .compare.sides import Side
+from .settings import Settings
+from .store import ClusterChange, StoredArticle
+
+REASON_RANK = {Reason.EXACT: 3, Reason.NEAR: 2, Reason.SEMANTIC: 1}
+# A bridge of these reasons to both clusters proves they hold copies of one text.
+COPY_REASONS = frozenset({Reason.EXACT, Reason.NEAR})
+_NEVER = datetime.max.replace(tzinfo=timezone.utc)
+
+
+@dataclass
+class Candidate:
+    article: StoredArticle
+    evidence: PairEvidence
+    verdict: Verdict | None
+
+
+@dataclass
+class Assignment:
+    """The decision for one article: the match it joins (None: it starts its own cluster), the
+    cluster it ends up in, and the merges its arrival makes."""
+
+    match: Candidate | None
+    cluster_id: str
+    merges: list[ClusterChange] = field(default_factory=list)
+
+
+class ClusterView(Protocol):
+    """What assignment needs to know about clusters as they are now (earlier decisions of the
+    same batch included)."""
+
+    def cluster_of(self, article: StoredArticle) -> str: ...
+
+    def canonical_side(self, cluster_id: str) -> Side | None: ...
+
+    def side_of(self, article: StoredArticle) -> Side: ...
+
+
+def assign(side: Side, candidates: list[Candidate], view: ClusterView, settings: Settings) -> Assignment:
+    """The cluster ``side`` joins: its strongest confirmed match whose cluster admits it, plus
+    every other admitting cluster that may be merged with that one (see the module docstring)."""
+    confirmed = [c for c in candidates if c.verdict is not None]
+    confirmed.sort(key=lambda c: (REASON_RANK[c.verdict.reason], c.verdict.score, c.article.is_canonical), reverse=True)
+    admitted: dict[str, Candidate] = {}  # cluster -> its strongest match, strongest cluster first
+    refused: set[str] = set()
+    for cand in confirmed:
+        cid = view.cluster_of(cand.article)
+        if cid in admitted or cid in refused:
+            continue
+        if _admits(side, cand, cid, view, settings):
+            admitted[cid] = cand
+        else:
+            refused.add(cid)
+    if not admitted:
+        return Assignment(None, side.id)
+    primary, *others = admitted
+    group = {primary: ""}
+    for cid in others:
+        why = _merge_reason(side, admitted[primary], admitted[cid], primary, cid, view, settings)
+        if why:
+            group[cid] = why
+    survivor = min(group, key=lambda cid: _age(view, cid))
+    merges = [
+        ClusterChange("merge", into=survivor, source=cid, article_id=side.id,
+                      reason=group[cid] or group[survivor], by="indexer")
+        for cid in group if cid != survivor
+    ]
+    return Assignment(admitted[primary], survivor, merges)
+
+
+def _admits(side: Side, cand: Candidate, cluster_id: str, view: ClusterView, settings: Settings) -> bool:
+    if cand.verdict.reason is Reason.EXACT or cand.article.id == cluster_id:
+        return True
+    canon = view.canonical_side(cluster_id)
+    if canon is None:  # canonical vanished (deleted by hand): trust the direct match
+        return True
+    ev = compare_sides(side, canon, settings)
+    if judge(ev, settings.decision, settings.simhash) is not None:
+        return True
+    if (
+        ev.template is None and ev.specifics is None and ev.event_score is not None
+        and ev.event_score >= settings.decision.cluster_threshold
+    ):
+        return True
+    if cand.verdict.reason not in COPY_REASONS:
+        return False
+    member = view.side_of(cand.article)
+    to_canon = compare_sides(member, canon, settings)
+    verdict = judge(to_canon, settings.decision, settings.simhash)
+    return verdict is not None and copy_bridge(member, cand.evidence, side, to_canon, canon, settings)
+
+
+def copy_bridge(bridge: Side, ev_p: PairEvidence, p: Side, ev_q: PairEvidence, q: Side, settings: Settings) -> bool:
+    """Whether ``bridge``, exact or near to ``p`` (``ev_p``) and to ``q`` (``ev_q``) by the rules,
+    makes ``p`` and ``q`` copies of one story (see the module docstring)."""
+    roles = (_role(bridge, p, ev_p, settings), _role(bridge, q, ev_q, settings))
+    if roles == ("fragment", "fragment"):
+        return False
+    if roles == ("holder", "holder"):
+        return p.vector is not None and q.vector is not None and float(p.vector @ q.vector) >= settings.decision.semantic_min_cosine
+    return True
+
+
+def _role(bridge: Side, other: Side, ev: PairEvidence, settings: Settings) -> str:
+    """How the bridge stands to a copy: the same text, the fragment of it, or the holder of it."""
+    if ev.exact or ev.hamming <= near_limit(ev.short, settings.simhash):
+        return "same"
+    return "fragment" if len(bridge.shingles) < len(other.shingles) else "holder"
+
+
+def _merge_reason(side: Side, first: Candidate, second: Candidate, first_cid: str, second_cid: str,
+                  view: ClusterView, settings: Settings) -> str | None:
+    """Why the clusters of two matches of ``side`` are one story, or None."""
+    if first.verdict.reason in COPY_REASONS and second.verdict.reason in COPY_REASONS:
+        p, q = view.side_of(first.article), view.side_of(second.article)
+        if copy_bridge(side, first.evidence, p, second.evidence, q, settings):
+            return (f"bridged by a copy of both ({first.verdict.reason.value} to {first.article.id}, "
+                    f"{second.verdict.reason.value} to {second.article.id})")
+    a, b = view.canonical_side(first_cid), view.canonical_side(second_cid)
+    if a is None or b is None:
+        return None
+    verdict = judge(compare_sides(a, b, settings), settings.decision, settings.simhash)
+    return f"canonical articles match ({verdict.reason.value})" if verdict else None
+
+
+def _age(view: ClusterView, cluster_id: str) -> tuple:
+    """Older canonical first (published earlier; undated last), then the id, so the survivor of a
+    merge does not depend on arrival order."""
+    side = view.canonical_side(cluster_id)
+    when = side.publish_time if side is not None and side.publish_time is not None else _NEVER
+    return (when, cluster_id)

@@ -1,0 +1,74 @@
+"""The evidence two sides give: every score and guard finding the rules and the learned model read.
+
+``compare_sides`` is pure. The guard checks, the costliest part, run only where the texts are
+close enough for a near or semantic verdict to be possible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..features.shingles import containment
+from ..features.simhash import hamming
+from ..features.title_grams import cosine as title_cosine
+from ..settings import Settings
+from .rules import FIGURE_SLOTS, place_conflict, story_template_difference, title_number_conflict
+from .sides import Side, lead, shingle_text
+
+# Shingle containment from which two texts count as one frame for the template check, and from
+# which semantic candidates' bodies are checked for substituted figures.
+TEMPLATE_FRAME_CONTAINMENT = 0.8
+SHARED_BODY_CONTAINMENT = 0.4
+
+
+@dataclass(frozen=True)
+class PairEvidence:
+    exact: bool
+    hamming: int
+    short: bool
+    containment: float
+    cosine: float | None
+    title_sim: float
+    event_score: float | None  # cosine_weight x cosine + title_sim
+    title_numbers_conflict: bool
+    template: str | None  # why the pair looks like a templated report, or None
+    specifics: str | None = None  # which event specific differs (place, date, figure), or None
+
+
+def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
+    """Evidence for one pair."""
+    d = settings.decision
+    exact = a.text.content_key == b.text.content_key
+    short = min(a.text.token_count, b.text.token_count) < settings.simhash.short_tokens
+    dist = hamming(a.text.simhash, b.text.simhash)
+    cont = containment(a.shingles, b.shingles)
+    cosine = float(np.dot(a.vector, b.vector)) if a.vector is not None and b.vector is not None else None
+    title_sim = title_cosine(a.text.title_vec, b.text.title_vec)
+    event = d.cosine_weight * cosine + title_sim if cosine is not None else None
+    template = specifics = None
+    if not exact and d.template_guard:
+        body_a, body_b = shingle_text(a.text), shingle_text(b.text)
+        if dist <= settings.simhash.max_distance or cont >= TEMPLATE_FRAME_CONTAINMENT:
+            # Texts this close are one frame: any substituted figure or name makes them different news.
+            template = story_template_difference(a.text.clean_title, body_a, b.text.clean_title, body_b)
+        elif event is not None and event >= d.cluster_threshold:
+            # Independent reports of one event word their bodies differently (names come and go),
+            # so headlines are held to the frame check; bodies that still share much of their
+            # text only to their figures (a lottery draw, a price list under one headline).
+            template = (
+                story_template_difference(a.text.clean_title, "", b.text.clean_title, "", titles_aligned=True)
+                or place_conflict(lead(a.text), lead(b.text), a.text.clean_title + "。" + body_a, b.text.clean_title + "。" + body_b)
+                or (
+                    story_template_difference(a.text.clean_title, body_a, b.text.clean_title, body_b, slots=FIGURE_SLOTS,
+                                              titles_aligned=True)
+                    if cont >= SHARED_BODY_CONTAINMENT
+                    else None
+                )
+            )
+    return PairEvidence(
+        exact=exact, hamming=dist, short=short, containment=cont, cosine=cosine, title_sim=title_sim,
+        event_score=event, title_numbers_conflict=title_number_conflict(a.text.clean_title, b.text.clean_title),
+        template=template, specifics=specifics,
+    )

@@ -1,0 +1,55 @@
+"""What one article brings to a comparison: its text features, shingles, vector and publish time,
+and the views of its text the rules read (the shingled text, the frame, the lead)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+
+from ..cleaning import exact_form
+from ..features import TextFeatures
+from ..features.exact import MIN_BODY_CHARS_FOR_KEY
+from ..features.shingles import shingles
+
+# Characters of the body after the headline that count as the lead: where a report says where
+# and when it happened.
+LEAD_CHARS = 120
+
+
+@dataclass
+class Side:
+    """One side of a comparison."""
+
+    id: str
+    text: TextFeatures
+    shingles: np.ndarray  # sorted shingle hashes (features.shingles)
+    vector: np.ndarray | None
+    publish_time: datetime | None
+
+    @classmethod
+    def of(cls, article_id: str, text: TextFeatures, vector: np.ndarray | None, publish_time: datetime | None) -> "Side":
+        return cls(article_id, text, shingles(shingle_text(text)), vector, publish_time)
+
+
+def shingle_source(clean_title: str, clean_body: str) -> str:
+    """The text containment reads: the body, or title and body when the body is too short to
+    stand for the article (the same rule as the exact key)."""
+    if len(exact_form(clean_body)) >= MIN_BODY_CHARS_FOR_KEY:
+        return clean_body
+    return clean_title + "\n" + clean_body
+
+
+def shingle_text(tf: TextFeatures) -> str:
+    return shingle_source(tf.clean_title, tf.clean_body)
+
+
+def frame_text(tf: TextFeatures) -> str:
+    """What the template check compares: the title, then the body."""
+    return tf.clean_title + "。" + shingle_text(tf)
+
+
+def lead(tf: TextFeatures) -> str:
+    """Headline and the first sentence or so of the body."""
+    return tf.clean_title + "。" + tf.clean_body[:LEAD_CHARS]

@@ -1,0 +1,102 @@
+"""Clusters that do not depend on arrival order: merges when a later article bridges two clusters,
+and the guard that keeps weaker bridges from merging stories."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from indexer.pipeline import Decision
+from tests.conftest import TableEmbedder
+from tests.test_pipeline import CPI, QUAKE, rec
+
+FLOOD = (
+    "受持续强降雨影响，江西省鄱阳湖水位16日8时涨至22.6米，超警戒水位3.6米，创下有记录以来新高。\n"
+    "江西省防汛抗旱指挥部当日将防汛应急响应提升至一级，沿湖各县组织干部群众日夜巡堤查险。\n"
+    "截至16日上午，全省已紧急转移安置受灾群众35.8万人，投入抢险人员超过10万人次。\n"
+    "气象部门预计，未来三天江西北部仍有中到大雨，局部暴雨，防汛形势依然严峻。\n"
+    "水利部已派出工作组赶赴一线，指导堤防巡查和险情处置，并调运防汛物资支援灾区。"
+)
+
+
+def sentences(text):
+    return [s for s in text.replace("\n", "").split("。") if s]
+
+
+def copies(prefix, titles, body, day):
+    """An original and three copies of it: a trimmed one (head), one with its head dropped (tail),
+    and a retitled verbatim one. Head and tail share too little text to match each other."""
+    s = sentences(body)
+    head, tail = "。".join(s[: len(s) * 3 // 5]) + "。", "。".join(s[len(s) * 2 // 5 :]) + "。"
+    return [
+        rec(f"{prefix}-orig", titles[0], body, day=day),
+        rec(f"{prefix}-head", titles[1], head, day=day),
+        rec(f"{prefix}-tail", "【转载】" + titles[2], tail, day=day),
+        rec(f"{prefix}-tagged", "【快讯】" + titles[0] + "_新浪新闻", body, day=day),
+    ]
+
+
+STORIES = (copies("cpi", ["统计局发布10月物价数据", "十月居民消费价格上涨", "专家解读物价走势"], CPI, 12)
+           + copies("flood", ["鄱阳湖水位创有记录以来新高", "江西启动防汛一级响应", "水利部派出工作组"], FLOOD, 13))
+# Vectors keyed by headline words (the first key found in title + lead wins): each original sits
+# between its head and its tail, which read as one topic (cosine 0.69) but are not similar enough
+# for a semantic match, and the two stories are orthogonal.
+EMBEDDER = {"统计局发布": [1, 1, 0, 0], "十月居民": [1, 0.4, 0, 0], "专家解读": [0.4, 1, 0, 0],
+            "江西启动": [0, 0, 1, 0.4], "鄱阳湖水位": [0, 0, 1, 1], "水利部派出": [0, 0, 0.4, 1]}
+
+
+def partition(outcomes):
+    groups = {}
+    for o in outcomes:
+        groups.setdefault(o.cluster_id, set()).add(o.article_id)
+    return sorted(sorted(g) for g in groups.values())
+
+
+def test_head_and_tail_do_not_match_each_other_but_the_original_bridges_them(make_indexer):
+    ix = make_indexer(embedder=TableEmbedder(EMBEDDER))
+    cpi = {r["id"]: r for r in STORIES if r["id"].startswith("cpi")}
+    first = ix.index_many([cpi["cpi-head"], cpi["cpi-tail"]])
+    assert [o.decision for o in first] == [Decision.NEW, Decision.NEW]  # two clusters so far
+    [bridge] = ix.index_many([cpi["cpi-orig"]])
+    assert bridge.decision is Decision.DUPLICATE and bridge.reason == "near"
+    assert len(bridge.merged) == 1
+    members = {a.id: a for a in ix.store.iter_articles()}
+    assert {a.cluster_id for a in members.values()} == {bridge.cluster_id}
+    assert sum(a.is_canonical for a in members.values()) == 1
+    demoted = members[bridge.merged[0]]
+    assert (demoted.dup_of, demoted.dup_reason) == ("cpi-orig", "merged")
+    [change] = ix.store.cluster_changes(bridge.cluster_id)
+    assert (change.kind, change.article_id, change.by) == ("merge", "cpi-orig", "indexer")
+    assert "bridged by a copy of both" in change.reason
+    assert ix.explain("cpi-orig")["cluster_changes"][0]["source"] == bridge.merged[0]
+
+
+@pytest.mark.parametrize("batch_size", [1, 3, 256])
+def test_every_arrival_order_gives_the_same_clusters_for_exact_and_near_copies(make_indexer, batch_size):
+    truth = partition(type("O", (), {"cluster_id": r["id"].split("-")[0], "article_id": r["id"]}) for r in STORIES)
+    rng = random.Random(batch_size)
+    for trial in range(12):
+        order = STORIES[:]
+        rng.shuffle(order)
+        ix = make_indexer(embedder=TableEmbedder(EMBEDDER), **{"input.batch_size": batch_size})
+        ix.index_many(order)
+        stored = list(ix.store.iter_articles())
+        got = partition(type("O", (), {"cluster_id": a.cluster_id, "article_id": a.id}) for a in stored)
+        assert got == truth, [r["id"] for r in order]
+        assert sorted(a.id for a in stored if a.is_canonical) == sorted({a.cluster_id for a in stored})
+
+
+def test_two_semantic_matches_do_not_merge_clusters_whose_canonicals_differ(make_indexer):
+    emb = TableEmbedder({"甲方案": [1, 0, 0, 0], "乙方案": [0, 1, 0, 0], "两方案": [1, 1, 0, 0]})
+    ix = make_indexer(embedder=emb)
+    title = "城市更新工作推进会召开"
+    out = ix.index_many([
+        rec("a", title, "甲方案：" + CPI),
+        rec("b", title, "乙方案：" + QUAKE),
+        rec("x", title, "两方案：" + FLOOD),
+    ])
+    assert [o.decision for o in out] == [Decision.NEW, Decision.NEW, Decision.DUPLICATE]
+    assert out[2].reason == "semantic" and out[2].merged == []
+    assert len({a.cluster_id for a in ix.store.iter_articles()}) == 2
+    assert ix.store.cluster_changes() == []
