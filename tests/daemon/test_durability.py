@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import time
 from collections import Counter
@@ -131,3 +132,64 @@ def test_second_daemon_on_the_same_store_is_a_standby(daemons):
     second.wait_drained()
     assert second.stop() == 0
     assert sorted(a.id for a in read_store(first.store)) == ["art-0001", "art-0002"]
+
+
+def _dead_letters_cli(queue_dir, *args: str):
+    from click.testing import CliRunner
+
+    from indexer.cli import main
+
+    return CliRunner().invoke(main, ["dead-letters", *args, "--set", f"daemon.queue_dir={queue_dir}"])
+
+
+def test_poison_article_moves_to_dead_letters_others_indexed_and_requeue_brings_it_back(daemons, tmp_path):
+    poison = tmp_path / "poison"
+    poison.touch()
+    d = daemons(flaky=True, env={"NDTEST_POISON_FILE": str(poison)}, sets={"daemon.batch_size": "10"}).start()
+    corpus = _corpus(10)
+    corpus[3] = dict(corpus[3], title="投毒" + corpus[3]["title"])  # FlakyStore fails any write holding it
+    assert d.post(corpus).status == 202
+    d.wait_drained()
+    assert d.metric("newsdedup_daemon_dead_letters_total") == 1
+    assert d.metric("newsdedup_queue_dead_letters") == 1
+    statuses = [d.get(f"/v1/articles/{c['id']}").status for c in corpus]
+    assert statuses == [200, 200, 200, 404, 200, 200, 200, 200, 200, 200]  # the nine others are indexed
+    ready = d.get("/readyz")
+    assert ready.status == 503 and any(r.startswith("dead letters: 1 ") for r in ready.json()["reasons"])
+
+    listed = _dead_letters_cli(d.queue, "list")
+    assert listed.exit_code == 0, listed.output
+    (line,) = [json.loads(x) for x in listed.output.splitlines()]
+    assert line["id"] == corpus[3]["id"] and "simulated poison article" in line["error"] and "record" not in line
+    # still poison: it comes back to the dead table, the worker goes on
+    assert _dead_letters_cli(d.queue, "requeue", "--all").output.strip() == "re-queued 1 articles"
+    d.wait_for(lambda: d.metric("newsdedup_daemon_dead_letters_total") == 2, 20, "buried again")
+    assert _dead_letters_cli(d.queue, "requeue", "--id", "nope").exit_code != 0
+    poison.unlink()  # the cause is fixed: re-queued into the running daemon, it is indexed
+    assert _dead_letters_cli(d.queue, "requeue", "--id", corpus[3]["id"]).exit_code == 0
+    d.wait_for(lambda: d.get(f"/v1/articles/{corpus[3]['id']}").status == 200, 20, "re-queued article indexed")
+    assert d.metric("newsdedup_queue_dead_letters") == 0
+    assert d.get("/readyz").status == 200
+    assert _dead_letters_cli(d.queue, "list").output == ""
+    assert d.stop() == 0
+    assert sorted(a.id for a in read_store(d.store)) == sorted(c["id"] for c in corpus)
+
+
+def test_second_signal_ends_the_drain_and_keeps_the_rest_queued(daemons):
+    sets = {"daemon.batch_size": "5", "daemon.shutdown_grace_seconds": "120"}
+    d = daemons(flaky=True, env={"NDTEST_WRITE_DELAY": "0.3"}, sets=sets).start()
+    corpus = _corpus(100)  # 20 batches of 0.3 s each: a drain of about 6 s
+    assert d.post(corpus).status == 202
+    d.signal(signal.SIGTERM)
+    d.wait_for(lambda: "shutting down" in d.get("/readyz").json()["reasons"], 10, "the first signal handled")
+    d.signal(signal.SIGTERM)
+    assert d.proc.wait(30) == 0
+    assert "second signal" in d.log_text()
+    left = queue_rows(d.queue)
+    assert left > 0, "the second signal must end the drain, not wait for it"
+    stored = read_store(d.store)
+    assert len(stored) + left >= len(corpus)  # nothing lost: what is not stored waits in the queue
+    again = daemons(queue=d.queue).start()
+    again.wait_drained()
+    assert again.stop() == 0
+    assert sorted(a.id for a in read_store(d.store)) == sorted(c["id"] for c in corpus)
