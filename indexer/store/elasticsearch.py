@@ -450,11 +450,14 @@ class ElasticsearchStore:
         for a in articles:
             if a.vector is not None and self.vector_dims and np.asarray(a.vector).reshape(-1).shape[0] != self.vector_dims:
                 raise StoreSchemaError(f"article {a.id}: vector has {np.asarray(a.vector).shape[-1]} dims, store has {self.vector_dims}")
+        not_merges = [c for c in merges if c.kind != "merge"]
+        if not_merges:
+            raise ValueError(f"write applies merges only; got a {not_merges[0].kind!r} change of {not_merges[0].source}")
         with self._lock:
+            self._finish_changes()
             logged: list[LoggedChange] = []
             if merges:
                 self._require_changes()
-                self._finish_changes()
                 logged = self._changes.record(merges, [self._next_seq() for _ in merges])
                 self._unfinished = True  # until they are applied below
             failure: BulkWriteError | None = None
@@ -519,6 +522,213 @@ class ElasticsearchStore:
             f"(first: {first_id}: {first_reason}){where}",
             list(failed.items()),
         )
+
+    # ---- merges and splits -----------------------------------------------------------------------------
+    # Each change is logged (es_changes) and applied as idempotent partial updates (bulk ``update``
+    # with a ``doc``, no scripts) of the members a ``term`` on ``cluster_id`` finds. A search sees
+    # only refreshed documents, so the alias is refreshed before members are read (the articles of
+    # this very write included) and, when writes do not refresh, again after the updates: lookups
+    # then never answer with a cluster id a change replaced, and the in-flight buffer, emptied by
+    # the refresh, holds no copy older than the change. Changes are rare next to writes.
+    def merge_clusters(self, merges: Sequence[ClusterChange]) -> None:
+        self.write([], merges)
+
+    def split_article(self, change: ClusterChange) -> str | None:
+        aid = change.article_id
+        if aid is None:
+            raise ValueError("a split names the article to move")
+        if change.kind != "split":
+            raise ValueError(f"split_article takes a split; got a {change.kind!r} change of {aid}")
+        with self._lock:
+            self._require_changes()
+            self._finish_changes()
+            plan = self._resolve_split(change)  # KeyError for an unknown article: nothing recorded
+            entry = self._changes.record([change], [self._next_seq()], state=APPLYING, plans=[plan])[0]
+            self._unfinished = True
+            self._apply_changes([entry])
+            return plan["new_canonical"]
+
+    def cluster_changes(self, cluster_id: str | None = None) -> list[ClusterChange]:
+        with self._lock:
+            if not self._changes_ready:
+                self._changes_ready = self._changes.open(create=False)
+            if not self._changes_ready:
+                return []  # no log index: nothing was ever changed
+            return self._changes.applied(cluster_id)
+
+    def _require_changes(self) -> None:
+        """A change is never applied without its log entry (it could not be finished after a crash)."""
+        if not self._changes_ready:
+            self._changes_ready = self._changes.open(create=self.cfg.auto_create)
+        if not self._changes_ready:
+            raise StoreError(
+                f"the cluster change log index {self._changes.index!r} does not exist at {self.target}; merges and "
+                "splits are not applied without it (set es.auto_create = true to create it); nothing was written"
+            )
+
+    def _finish_changes(self) -> None:
+        """Apply what the log holds unfinished: a crash, or a failure, came between recording a
+        change and marking it applied."""
+        if not self._unfinished:
+            return
+        entries = self._changes.unfinished()
+        if entries:
+            log.warning("finishing %d cluster changes left unfinished in %s", len(entries), self._changes.index)
+        self._apply_changes(entries)
+
+    def _apply_changes(self, entries: Sequence[LoggedChange]) -> None:
+        """Apply ``entries`` in order; on any failure the rest stay in the log for the next try."""
+        try:
+            for entry in entries:
+                self._apply_change(entry)
+        except BaseException:
+            self._unfinished = True
+            raise
+        self._unfinished = False
+        self._ensure_visible()  # the updates, for searches (see the section comment)
+
+    def _apply_change(self, entry: LoggedChange) -> None:
+        change = entry.change
+        if entry.state == PENDING:
+            try:
+                plan = self._resolve_merge(change) if change.kind == "merge" else self._resolve_split(change)
+            except KeyError:
+                plan = None
+            if plan is None:
+                self._changes.mark(entry, SKIPPED)
+                return
+            self._changes.mark(entry, APPLYING, **plan)
+        if change.kind == "merge":
+            self._move_cluster(entry.into, entry.source, change.article_id or entry.into)
+        else:
+            self._move_article(change.article_id, entry.into, entry.source, entry.new_canonical)
+        self._changes.mark(entry, APPLIED)
+
+    def _resolve_merge(self, change: ClusterChange) -> dict[str, str] | None:
+        """Both ends through their canonical articles' current clusters, so a merge into a cluster
+        that was itself merged away lands where it went; None when there is nothing to merge."""
+        if self.multi_index:  # get_many searches there
+            self._refresh_for_changes()
+        found = self.get_many([change.into, change.source])
+        if change.into not in found or change.source not in found:
+            return None
+        into, source = found[change.into].cluster_id, found[change.source].cluster_id
+        return None if into == source else {"into": into, "source": source}
+
+    def _resolve_split(self, change: ClusterChange) -> dict[str, str | None]:
+        """The article's cluster, the cluster it goes to and, when it is the canonical article, the
+        oldest other member (publish time, then write order) that leads the rest."""
+        aid = change.article_id
+        if self.multi_index:
+            self._refresh_for_changes()
+        found = self.get_many([aid, change.into])
+        if aid not in found:
+            raise KeyError(aid)
+        source = found[aid].cluster_id
+        if change.into == aid:
+            into = aid
+        elif change.into in found:
+            into = found[change.into].cluster_id
+        else:
+            raise KeyError(change.into)
+        new_canonical = None
+        if source == aid:
+            self._refresh_for_changes()
+            hits = self._search(
+                "electing a canonical article",
+                query={"bool": {"filter": [{"term": {"cluster_id": aid}}], "must_not": [{"ids": {"values": [aid]}}]}},
+                sort=[{"publish_time": {"order": "asc", "missing": "_last"}}, *SEQ_SORT], size=1, source=["id"],
+            )["hits"]["hits"]
+            new_canonical = hits[0]["_id"] if hits else None
+        return {"into": into, "source": source, "new_canonical": new_canonical}
+
+    def _move_cluster(self, into: str, source: str, dup_of: str) -> None:
+        """Every member of ``source`` joins ``into``; ``source``'s canonical article points at
+        ``dup_of`` unless it already points somewhere (so a redo keeps the first)."""
+        updates: dict[str, tuple[str, dict]] = {}
+        canonical = self._locate([source]).get(source)
+        if canonical is not None and canonical[1].get("dup_of") is None:
+            updates[source] = (canonical[0], {"dup_of": dup_of, "dup_reason": MERGED, "score": None})
+        for hit in self._members(source, f"merging cluster {source} into {into}"):
+            index, doc = updates.get(hit["_id"], (hit["_index"], {}))
+            updates[hit["_id"]] = (index, {**doc, "cluster_id": into, "is_canonical": False, "duplicate": 1})
+        self._update_docs(updates, f"merging cluster {source} into {into}")
+
+    def _move_article(self, aid: str, into: str, source: str, new_canonical: str | None) -> None:
+        """A split as resolved by ``_resolve_split``; every step is a redo-safe partial update."""
+        what = f"splitting {aid} out of cluster {source}"
+        located = self._locate([aid] + ([new_canonical] if new_canonical else []))
+        updates: dict[str, tuple[str, dict]] = {}
+        leader = {"is_canonical": True, "duplicate": 0, "dup_of": None, "dup_reason": None, "score": None}
+        if new_canonical is not None:
+            for hit in self._members(aid, what):
+                if hit["_id"] != aid:
+                    updates[hit["_id"]] = (hit["_index"], {"cluster_id": new_canonical})
+            if new_canonical in located:
+                updates[new_canonical] = (located[new_canonical][0], {"cluster_id": new_canonical, **leader})
+        if aid in located:
+            if into == aid:
+                updates[aid] = (located[aid][0], {"cluster_id": aid, **leader})
+            elif into != source:
+                updates[aid] = (located[aid][0], {"cluster_id": into, "is_canonical": False, "duplicate": 1,
+                                                  "dup_of": into, "dup_reason": MANUAL, "score": None})
+        self._update_docs(updates, what)
+
+    def _refresh_for_changes(self) -> None:
+        """Searches below must see every article, also those written a moment ago (by this store
+        or another writer), so refresh unconditionally: a change is rare, a refresh cheap."""
+        self.refresh()
+
+    def _members(self, cluster_id: str, what: str) -> list[dict]:
+        """Raw hits (``_index``, ``_id``) of every member of ``cluster_id``, after a refresh."""
+        self._refresh_for_changes()
+        return list(self._scan_hits({"term": {"cluster_id": cluster_id}}, what, source=["id"]))
+
+    def _locate(self, ids: Sequence[str]) -> dict[str, tuple[str, dict]]:
+        """(backing index, source) of each stored id, read in real time where the alias allows."""
+        ids = list(dict.fromkeys(ids))
+        if not self.multi_index:
+            with translate("reading articles", self.target):
+                docs = self.client.mget(index=self.alias, ids=ids)["docs"]
+            return {d["_id"]: (d["_index"], d["_source"]) for d in docs if d.get("found")}
+        self._refresh_for_changes()
+        hits = self._search("reading articles", query={"ids": {"values": ids}}, size=len(ids))["hits"]["hits"]
+        found: dict[str, tuple[str, dict]] = {}
+        for h in hits:
+            found.setdefault(h["_id"], (h["_index"], h["_source"]))
+        return found
+
+    def _update_docs(self, updates: dict[str, tuple[str, dict]], what: str) -> None:
+        """Partial updates (id -> (index, fields)). An article gone meanwhile is skipped with a
+        warning; any other failure raises, leaving the change unfinished in the log."""
+        if not updates:
+            return
+        from elasticsearch import helpers
+
+        actions = [{"_op_type": "update", "_index": index, "_id": aid, "doc": doc} for aid, (index, doc) in updates.items()]
+        failed: dict[str, tuple[Any, str]] = {}
+        with translate(what, self.target):
+            for ok, item in helpers.streaming_bulk(
+                self.client, actions, chunk_size=self.cfg.bulk_chunk_docs, max_chunk_bytes=self.cfg.bulk_chunk_bytes,
+                raise_on_error=False, max_retries=self.cfg.max_retries, initial_backoff=self.cfg.retry_backoff,
+                refresh=self.cfg.write_refresh,
+            ):
+                op = next(iter(item.values()))
+                if not ok:
+                    error = op.get("error")
+                    reason = f"{error.get('type')}: {error.get('reason')}" if isinstance(error, dict) else str(error)
+                    failed[str(op.get("_id"))] = (op.get("status"), reason)
+        if self.cfg.write_refresh == "false":
+            self._dirty = True
+        gone = [aid for aid, (status, _) in failed.items() if status == 404]
+        if gone:
+            log.warning("%s: %d articles are no longer stored, skipped (first: %s)", what, len(gone), gone[0])
+        rest = {aid: f for aid, f in failed.items() if f[0] != 404}
+        if rest:
+            first, (status, reason) = next(iter(rest.items()))
+            cls = StoreUnavailable if status is None or status in RETRYABLE_STATUS or status >= 500 else StoreError
+            raise cls(f"{what}: {len(rest)} of {len(updates)} article updates failed (first: {first}: {reason}); "
+                      "the change stays in the log and is finished on the next write or open")
 
     def cluster_members(self, cluster_id: str) -> list[StoredArticle]:
         self._ensure_visible()
