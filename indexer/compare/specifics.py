@@ -1,0 +1,632 @@
+"""Event specifics: what makes one fire, one food poisoning, one crash a different event from the
+next one of its kind in the same city.
+
+Two reports that an embedding and a headline similarity call "the same news" may still be two
+events: the same kind of incident, in the same city, a few days apart. What tells them apart is
+what a reporter writes down about the event itself: the street or building (finer than the city),
+the date it happened, the casualty count, the people involved. ``extract_specifics`` reads these
+from one report's cleaned headline and body; ``specifics_conflict`` says whether two reports'
+specifics rule out one event and which specific decided.
+
+The comparison is built so that a repost or a rewrite of one report (trimmed, sentences dropped,
+retitled) never conflicts with its original:
+
+* a specific stated on one side only is never a conflict (rewrites drop details);
+* each side's *lead* specifics (headline and the first ``LEAD_CHARS`` of the body, where a report
+  says what happened, where and when) are checked against *everything* the other side says, so a
+  lead that shifted because a sentence was dropped still finds its specifics in the original;
+* figures given as approximations or updates (约, 30多, 至少, 升至) never conflict;
+* dates agree within a day either way (publishing across midnight, 昨日 against 10日).
+
+Pure functions of their arguments; rjieba tagging is cached like ``decision._tagged``.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime, timedelta
+from functools import lru_cache
+
+import rjieba
+
+# The lead: headline plus this many characters of the body. Reports say what, where and when here.
+LEAD_CHARS = 300
+# How much of the body the "does the other side mention it anywhere" checks read: enough for any
+# news report, bounded so that a pasted book cannot make a pair comparison slow.
+TEXT_CHARS = 20000
+# How much of the body dates and figures are collected from for those checks.
+BODY_FIGURE_CHARS = 3000
+# Dates this many days apart still count as one (publishing across midnight, 昨日 against 10日).
+DATE_SLACK_DAYS = 1
+# How far after the publish day a date without a year (3月15日) or month (15日) may still be read.
+MONTH_DAY_AHEAD_DAYS = 90
+DAY_AHEAD_DAYS = 7
+
+
+# ---- numbers ------------------------------------------------------------------------------------
+
+_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_UNITS = {"十": 10, "百": 100, "千": 1000}
+_CN_BIG = {"万": 10_000, "亿": 100_000_000}
+_NUM = r"(?:\d+(?:\.\d+)?[万亿]?|[零〇一二两三四五六七八九十百千万亿]+)"
+
+
+def chinese_number(text: str) -> float | None:
+    """The value of an Arabic or Chinese numeral (``12``, ``3.5万``, ``十二``, ``两``, ``一百零五``,
+    ``二〇〇八``); None when ``text`` is not one."""
+    if not text:
+        return None
+    big = 1
+    if text[-1] in _CN_BIG and len(text) > 1 and text[0].isdigit():
+        big, text = _CN_BIG[text[-1]], text[:-1]
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        return float(text) * big
+    if any(c not in _CN_DIGITS and c not in _CN_UNITS and c not in _CN_BIG for c in text):
+        return None
+    if all(c in _CN_DIGITS for c in text) and len(text) > 1:  # 二〇〇八: digit by digit
+        return float("".join(str(_CN_DIGITS[c]) for c in text))
+    total, section, digit = 0, 0, None
+    for c in text:
+        if c in _CN_DIGITS:
+            digit = _CN_DIGITS[c]
+        elif c in _CN_UNITS:
+            section += (1 if digit is None else digit) * _CN_UNITS[c]
+            digit = None
+        else:  # 万 / 亿
+            section += digit or 0
+            total += (section or 1) * _CN_BIG[c]
+            section, digit = 0, None
+    return float(total + section + (digit or 0))
+
+
+# ---- dates --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, order=True)
+class EventDate:
+    """A date written in a report. ``year`` and ``month`` are None when neither the text nor the
+    publish time gives them (``10日`` in an article with no publish time)."""
+
+    year: int | None
+    month: int | None
+    day: int
+    # The words the report used (10日, 昨日): a copy that keeps them says the same day, whatever
+    # day it was published on. Not part of equality.
+    surface: str = field(default="", compare=False)
+
+    def __str__(self) -> str:
+        if self.year is not None and self.month is not None:
+            return f"{self.year:04d}-{self.month:02d}-{self.day:02d}"
+        if self.month is not None:
+            return f"{self.month}月{self.day}日"
+        return f"{self.day}日"
+
+
+_DAY_NUM = r"(\d{1,2}|[一二三四五六七八九十]{1,3})"
+_YEAR_WORD = r"(?:(\d{4}|[零〇一二三四五六七八九]{4})年|(去年|前年|今年))?"
+_DATE = re.compile(
+    _YEAR_WORD + r"(?:" + _DAY_NUM + r"月|(本月|上月|上个月))?" + _DAY_NUM + r"[日号](电)?"
+)
+_RELATIVE_DAYS = {"今天": 0, "今日": 0, "今晨": 0, "今早": 0, "今晚": 0, "今天凌晨": 0, "昨天": -1, "昨日": -1,
+                  "昨晚": -1, "昨夜": -1, "前天": -2, "前日": -2}
+_RELATIVE = re.compile("|".join(sorted(_RELATIVE_DAYS, key=len, reverse=True)))
+
+
+def _day_of(publish_time: datetime | date | None) -> date | None:
+    if publish_time is None:
+        return None
+    if isinstance(publish_time, datetime):
+        return publish_time.date()
+    if isinstance(publish_time, date):
+        return publish_time
+    raise TypeError(f"publish_time must be a datetime, a date or None, not {type(publish_time).__name__}")
+
+
+def _valid(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _latest_before(candidates, anchor: date, ahead_days: int) -> date | None:
+    """Of the valid candidate dates, the latest not more than ``ahead_days`` after the publish day:
+    news reports what has happened, and looks only a little ahead (14日 in an article of 1 April
+    is 14 March; 3月15日 in a January one is last March)."""
+    valid = [d for d in candidates if d is not None and (d - anchor).days <= ahead_days]
+    return max(valid) if valid else None
+
+
+def _resolve(year: int | None, month: int | None, day: int, anchor: date | None) -> EventDate | None:
+    if not 1 <= day <= 31 or (month is not None and not 1 <= month <= 12):
+        return None
+    if anchor is None:
+        return EventDate(year if month is not None else None, month, day)
+    if year is not None and month is not None:
+        d = _valid(year, month, day)
+    elif month is not None:
+        d = _latest_before((_valid(anchor.year + k, month, day) for k in (-1, 0, 1)), anchor, MONTH_DAY_AHEAD_DAYS)
+    else:
+        months = []
+        for k in (-1, 0, 1):
+            m = anchor.month + k
+            y, m = (anchor.year - 1, 12) if m == 0 else (anchor.year + 1, 1) if m == 13 else (anchor.year, m)
+            months.append(_valid(y, m, day))
+        d = _latest_before(months, anchor, DAY_AHEAD_DAYS)
+    return EventDate(d.year, d.month, d.day) if d else None
+
+
+def dates_in(text: str, publish_time: datetime | date | None, *, datelines: bool = True) -> list[EventDate]:
+    """The calendar dates written in ``text``, resolved against the publish day where the text
+    leaves out the year or month (``10日``, ``3月10日``, ``昨日``). Relative days (昨天, 前天) need
+    a publish time and are skipped without one; vague ones (日前, 近日, 当天) are never dates.
+    ``datelines=False`` skips the ``10日电`` of a news-agency dateline, which dates the report,
+    not the event."""
+    anchor = _day_of(publish_time)
+    found = []
+    for m in _DATE.finditer(text):
+        digits_year, word_year, month_s, month_word, day_s, dateline = m.groups()
+        if dateline and not datelines:
+            continue
+        if m.start() > 0 and text[m.start() - 1].isdigit():
+            continue  # the tail of a longer number
+        day = chinese_number(day_s)
+        month = chinese_number(month_s) if month_s else None
+        year = chinese_number(digits_year) if digits_year else None
+        if word_year and anchor is not None:
+            year = anchor.year + {"今年": 0, "去年": -1, "前年": -2}[word_year]
+        if month_word and anchor is not None:
+            month = anchor.month if month_word == "本月" else (anchor.month - 2) % 12 + 1
+            if month_word != "本月" and anchor.month == 1:
+                year = anchor.year - 1
+            elif year is None:
+                year = anchor.year
+        elif month_word:
+            continue
+        if month is None and year is not None:
+            continue  # "2008年10日" is not a date
+        if day is None or day != int(day) or (month is not None and month != int(month)):
+            continue
+        resolved = _resolve(int(year) if year else None, int(month) if month else None, int(day), anchor)
+        if resolved:
+            surface = m.group()[:-1] if dateline else m.group()
+            found.append(replace(resolved, surface=surface))
+    if anchor is not None:
+        for m in _RELATIVE.finditer(text):
+            d = anchor + timedelta(days=_RELATIVE_DAYS[m.group()])
+            found.append(EventDate(d.year, d.month, d.day, m.group()))
+    return found
+
+
+def _day_distance(a: EventDate, b: EventDate) -> int:
+    """Days between two dates, reading only what both know (a day without its month is compared
+    as days of adjacent months: 31日 and 1日 are a day apart)."""
+    if a.year is not None and b.year is not None and a.month is not None and b.month is not None:
+        return abs((date(a.year, a.month, a.day) - date(b.year, b.month, b.day)).days)
+    if a.month is not None and b.month is not None:
+        # A leap year, and the year boundary wraps: 12月31日 and 1月1日 are a day apart.
+        da = date(2024, a.month, min(a.day, calendar.monthrange(2024, a.month)[1])).timetuple().tm_yday
+        db = date(2024, b.month, min(b.day, calendar.monthrange(2024, b.month)[1])).timetuple().tm_yday
+        return min(abs(da - db), 366 - abs(da - db))
+    # Day numbers only: the nearest reading across a month end (31, 30, 29 or 28 days long).
+    near = abs(a.day - b.day)
+    for length in (28, 29, 30, 31):
+        near = min(near, abs(a.day - b.day - length), abs(a.day - b.day + length))
+    return near
+
+
+def _dates_meet(lead: tuple[EventDate, ...], other: tuple[EventDate, ...], other_text: str) -> bool:
+    """Some lead date is within the slack of a date the other report gives, or the other report
+    uses the same words for it (a repost published days later keeps its original's 昨日)."""
+    return any(a.surface and a.surface in other_text for a in lead) or any(
+        _day_distance(a, b) <= DATE_SLACK_DAYS for a in lead for b in other
+    )
+
+
+# ---- figures ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, order=True)
+class Figure:
+    """A key figure with what it counts. ``exact`` is False for approximations and running
+    totals (约50人, 30多人, 至少3人, 升至5人): those say "about" or "so far" and never conflict."""
+
+    role: str
+    value: float
+    exact: bool = True
+
+    def __str__(self) -> str:
+        text = f"{self.value:g}"
+        return text if self.exact else f"~{text}"
+
+
+# Role words after a head count ("3人死亡", "12名学生中毒") and before one ("死亡3人", "死亡人数升至5人").
+_ROLE_WORDS = {
+    "deaths": "死亡|遇难|身亡|丧生|罹难|殒命|丧命|不治|亡",
+    "injured": "受伤|轻伤|重伤|伤势|伤",
+    "poisoned": "中毒|就医|送医|就诊|住院|入院|治疗|出现不适|出现呕吐",
+    "missing": "失踪|失联",
+    "trapped": "被困",
+}
+_ROLE_NOUNS = {
+    "deaths": "死亡人数|遇难人数|死亡|遇难|死者|遇难者|罹难者",
+    "injured": "受伤人数|受伤|伤者|伤员|轻伤|重伤",
+    "poisoned": "中毒人数|中毒|就医|住院|送医|中毒者|患者|病例",
+    "missing": "失踪人数|失踪|失联",
+    "trapped": "被困人数|被困",
+}
+_ROLE_OF_WORD = {w: role for role, words in _ROLE_WORDS.items() for w in words.split("|")}
+_ROLE_OF_NOUN = {w: role for role, words in _ROLE_NOUNS.items() for w in words.split("|")}
+_APPROX_BEFORE = r"(至少|最少|超过|逾|近|将近|约|大约|共约|达到|已达|达|升至|增至|上升至|上升到|增加至|增加到|攀升至|累计|总计|已增至)?"
+_APPROX_AFTER = r"(余|多|来|几)?"
+_HEADS = "人|名|位|个|例|具|口"
+_GAP = r"[^\d\s,.;:!?，。；：！？、()（）\"“”]{0,8}?"
+_COUNT_THEN_ROLE = re.compile(
+    _APPROX_BEFORE + r"(" + _NUM + r")" + _APPROX_AFTER
+    + r"(?:(?:" + _HEADS + r")" + _GAP + r"(" + "|".join(sorted(_ROLE_OF_WORD, key=len, reverse=True)) + r")"
+    + r"|(死|伤|亡))"
+)
+_ROLE_THEN_COUNT = re.compile(
+    r"(" + "|".join(sorted(_ROLE_OF_NOUN, key=len, reverse=True)) + r")"
+    + r"[^\d\s,.;:!?，。；：！？、()（）]{0,4}?" + _APPROX_BEFORE + r"(" + _NUM + r")" + _APPROX_AFTER + r"(?:" + _HEADS + r")"
+)
+_MAGNITUDE = re.compile(
+    r"(?:(里氏|震级为?|震级达|地震|强震|余震|m)\s*" + _APPROX_BEFORE + r"(\d+(?:\.\d)?)\s*级?"
+    r"|" + _APPROX_BEFORE + r"(\d+(?:\.\d)?)级(?:左右的?)?(?:地震|强震|余震|的地震))"
+)
+_MONEY = re.compile(_APPROX_BEFORE + r"(\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+)" + _APPROX_AFTER + r"(万|亿)?元")
+_AREA = re.compile(_APPROX_BEFORE + r"(\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+)" + _APPROX_AFTER
+                   + r"(万)?(平方米|平米|平方公里|亩|公顷)")
+_AREA_FACTOR = {"平方米": 1.0, "平米": 1.0, "平方公里": 1_000_000.0, "公顷": 10_000.0, "亩": 666.67}
+
+
+def _figure(role: str, number: str, before: str | None, after: str | None, scale: float = 1.0) -> Figure | None:
+    value = chinese_number(number)
+    if value is None:
+        return None
+    return Figure(role, round(value * scale, 4), exact=not before and not after)
+
+
+def figures_in(text: str) -> list[Figure]:
+    """Head counts by what happened to the people counted (deaths, injured, poisoned, missing,
+    trapped), earthquake magnitudes, sums of money (in yuan) and areas (in square metres)."""
+    found = []
+    for m in _COUNT_THEN_ROLE.finditer(text):
+        before, number, after, word, short = m.groups()
+        role = _ROLE_OF_WORD[word] if word else {"死": "deaths", "亡": "deaths", "伤": "injured"}[short]
+        if m.start(2) > 0 and text[m.start(2) - 1].isdigit():
+            continue
+        fig = _figure(role, number, before, after)
+        if fig and fig.value > 0:
+            found.append(fig)
+    for m in _ROLE_THEN_COUNT.finditer(text):
+        noun, before, number, after = m.groups()
+        fig = _figure(_ROLE_OF_NOUN[noun], number, before, after)
+        if fig and fig.value > 0:
+            found.append(fig)
+    for m in _MAGNITUDE.finditer(text):
+        _, before1, number1, before2, number2 = m.groups()
+        number, before = (number1, before1) if number1 else (number2, before2)
+        value = float(number)
+        if 1.0 <= value <= 9.9:
+            found.append(Figure("magnitude", value, exact=not before))
+    for m in _MONEY.finditer(text):
+        before, number, after, big = m.groups()
+        if m.start(2) > 0 and text[m.start(2) - 1].isdigit():
+            continue
+        fig = _figure("money", number, before, after, _CN_BIG.get(big, 1))
+        if fig and fig.value > 0:
+            found.append(fig)
+    for m in _AREA.finditer(text):
+        before, number, after, wan, unit = m.groups()
+        fig = _figure("area", number, before, after, _AREA_FACTOR[unit] * (10_000 if wan else 1))
+        if fig and fig.value > 0:
+            found.append(fig)
+    return found
+
+
+# ---- places, people, organisations ---------------------------------------------------------------
+
+# Provinces, prefecture-level cities, countries and regions: coarser than an event's place. Two
+# reports naming the same city say nothing about whether they report one event.
+_COARSE_NAMES = frozenset("""
+北京 天津 上海 重庆 河北 山西 辽宁 吉林 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北 湖南 广东 海南 四川 贵州 云南
+陕西 甘肃 青海 台湾 内蒙古 广西 西藏 宁夏 新疆 香港 澳门
+石家庄 唐山 秦皇岛 邯郸 邢台 保定 张家口 承德 沧州 廊坊 衡水 太原 大同 阳泉 长治 晋城 朔州 晋中 运城 忻州 临汾 吕梁
+呼和浩特 包头 乌海 赤峰 通辽 鄂尔多斯 呼伦贝尔 巴彦淖尔 乌兰察布 兴安 锡林郭勒 阿拉善 沈阳 大连 鞍山 抚顺 本溪 丹东
+锦州 营口 阜新 辽阳 盘锦 铁岭 朝阳 葫芦岛 长春 四平 辽源 通化 白山 松原 白城 延边 哈尔滨 齐齐哈尔 鸡西 鹤岗 双鸭山
+大庆 伊春 佳木斯 七台河 牡丹江 黑河 绥化 大兴安岭 南京 无锡 徐州 常州 苏州 南通 连云港 淮安 盐城 扬州 镇江 泰州 宿迁
+杭州 宁波 温州 嘉兴 湖州 绍兴 金华 衢州 舟山 台州 丽水 合肥 芜湖 蚌埠 淮南 马鞍山 淮北 铜陵 安庆 黄山 滁州 阜阳 宿州
+六安 亳州 池州 宣城 巢湖 福州 厦门 莆田 三明 泉州 漳州 南平 龙岩 宁德 南昌 景德镇 萍乡 九江 新余 鹰潭 赣州 吉安 宜春
+抚州 上饶 济南 青岛 淄博 枣庄 东营 烟台 潍坊 济宁 泰安 威海 日照 莱芜 临沂 德州 聊城 滨州 菏泽 郑州 开封 洛阳 平顶山
+安阳 鹤壁 新乡 焦作 濮阳 许昌 漯河 三门峡 南阳 商丘 信阳 周口 驻马店 济源 武汉 黄石 十堰 宜昌 襄阳 襄樊 鄂州 荆门
+孝感 荆州 黄冈 咸宁 随州 恩施 仙桃 潜江 天门 神农架 长沙 株洲 湘潭 衡阳 邵阳 岳阳 常德 张家界 益阳 郴州 永州 怀化
+娄底 湘西 广州 韶关 深圳 珠海 汕头 佛山 江门 湛江 茂名 肇庆 惠州 梅州 汕尾 河源 阳江 清远 东莞 中山 潮州 揭阳 云浮
+南宁 柳州 桂林 梧州 北海 防城港 钦州 贵港 玉林 百色 贺州 河池 来宾 崇左 海口 三亚 三沙 儋州 成都 自贡 攀枝花 泸州
+德阳 绵阳 广元 遂宁 内江 乐山 南充 眉山 宜宾 广安 达州 雅安 巴中 资阳 阿坝 甘孜 凉山 贵阳 六盘水 遵义 安顺 毕节 铜仁
+黔西南 黔东南 黔南 昆明 曲靖 玉溪 保山 昭通 丽江 普洱 思茅 临沧 楚雄 红河 文山 西双版纳 大理 德宏 怒江 迪庆 拉萨
+日喀则 昌都 林芝 山南 那曲 阿里 西安 铜川 宝鸡 咸阳 渭南 延安 汉中 榆林 安康 商洛 兰州 嘉峪关 金昌 白银 天水 武威
+张掖 平凉 酒泉 庆阳 定西 陇南 临夏 甘南 西宁 海东 海北 黄南 果洛 玉树 海西 银川 石嘴山 吴忠 固原 中卫 乌鲁木齐
+克拉玛依 吐鲁番 哈密 昌吉 博尔塔拉 巴音郭楞 阿克苏 克孜勒苏 喀什 和田 伊犁 塔城 阿勒泰 石河子 台北 新北 桃园 台中
+台南 高雄 基隆 新竹 嘉义
+中国 美国 日本 韩国 朝鲜 英国 法国 德国 俄罗斯 意大利 西班牙 加拿大 澳大利亚 印度 巴基斯坦 阿富汗 伊拉克 伊朗 以色列
+巴勒斯坦 土耳其 埃及 泰国 越南 菲律宾 印度尼西亚 印尼 马来西亚 新加坡 缅甸 巴西 墨西哥 阿根廷 南非 尼日利亚 乌克兰
+叙利亚 沙特 也门 索马里 孟加拉 尼泊尔 斯里兰卡 新西兰 荷兰 比利时 瑞士 瑞典 挪威 芬兰 丹麦 波兰 希腊 葡萄牙 奥地利
+爱尔兰 智利 秘鲁 哥伦比亚 委内瑞拉 古巴 蒙古 哈萨克斯坦 肯尼亚 埃塞俄比亚 阿尔及利亚 利比亚 苏丹 车臣 加沙 巴格达
+全国 国内 海外 境外 内地 大陆 华北 华东 华南 华中 西南 西北 东北 中原 江南 珠三角 长三角 京津冀 亚洲 欧洲 非洲 美洲
+拉美 中东 东南亚 南方 北方 沿海 全省 全市 全县 本市 本省 当地 各地 中华 祖国 北京时间
+""".split())
+# Endings of an administrative name at city level or above (南京市, 江苏省, 延边朝鲜族自治州).
+_COARSE_ENDINGS = ("省", "市", "自治区", "自治州", "州", "盟", "地区", "特别行政区")
+# Endings of a place finer than a city, longest first so 小区 is read before 区. Districts and
+# counties (区, 县) are a coarser level than the rest: see ``_levels``.
+_DISTRICT_ENDINGS = ("区", "县", "旗")
+_FINE_ENDINGS = tuple((
+    "大道 大街 街道 胡同 路 街 巷 弄 "
+    "写字楼 大厦 大楼 广场 购物中心 中心 大酒店 酒店 宾馆 饭店 商场 商厦 市场 超市 商城 公寓 小区 花园 家园 新村 "
+    "社区 村 镇 乡 屯 寨 "
+    "幼儿园 小学 中学 大学 学院 学校 职校 技校 医院 卫生院 诊所 "
+    "公司 集团 工厂 厂 车间 煤矿 矿 "
+    "高速公路 高速 国道 省道 县道 大桥 桥 隧道 火车站 汽车站 车站 加油站 收费站 地铁站 机场 码头 "
+).split())
+_ALL_ENDINGS = _FINE_ENDINGS + _DISTRICT_ENDINGS
+# Endings that make a kind of place (a factory, a company, a mall) rather than a place: these need
+# a proper name (金鹰购物中心, 国药集团) to count.
+_INSTITUTION_ENDINGS = frozenset(
+    "公司 集团 工厂 厂 车间 中心 购物中心 市场 超市 商城 商场 商厦 广场 大厦 大楼 写字楼 酒店 大酒店 宾馆 饭店".split()
+)
+_PLACE_ENDING = re.compile("|".join(sorted(_ALL_ENDINGS, key=len, reverse=True)))
+# Name parts that make no place of an ending: 道路, 人民医院 (where any city sends its injured),
+# 疾控中心 (which every food poisoning in a city reports to).
+_GENERIC_NAMES = re.compile(
+    r"^(?:第?[一二三四五六七八九十\d]*(?:人民|中医|中西医结合|妇幼保健|妇女儿童|儿童|附属)|中心|市中心"
+    r"|疾控|疾病预防控制|急救|120急救|紧急救援|指挥|应急|卫生|卫生监督|监督|服务|信息|新闻|传染病|精神卫生|救助|"
+    r"购物|商业|交通|物流|数据|培训|研究|检测|技术|体育|文化|活动|会展|会议|展览|"
+    r"当地|附近|周边|周围|现场|事发|事故|居民|住宅|学生|农村|乡村|城乡|城市|全市|全省|全县|各地|多个|多家|"
+    r"一些|部分|有关|相关|这个|那个|这所|那所|这家|那家|其他|其它|所在|同一|高速|公|马|铁|线|一|小|大|中|新|老|"
+    r"偏远|山|灾|重灾|辖|市|城|主城|开发|工业|高新|保税|风景|旅游|今年以来|国内|国际|海外|全球|跨|地|社|景|园|"
+    r"集团|企业|民营|私营|国有|外资|合资|保险|证券|银行|投资|科技|网络|电子|发展|建设|建筑|房地产|实业|贸易|有限|股份|有限责任)$"
+)
+# Words a company or market name ends in before its ending (科技有限公司, 网络交易市场): what is
+# left before them must still be a name.
+_GENERIC_TAIL = re.compile(
+    r"(?:科技|有限|责任|股份|集团|实业|发展|投资|贸易|控股|网络|信息|技术|电子|商务|电子商务|交易|国际|中国|超级|"
+    r"金融|资本|股票|证券|消费|房地产|房产|二手|批发|零售|农贸|菜|农产品|建材|物流|服务|管理|咨询|文化|传媒)+$"
+)
+# Words no place name holds: a walk that took them in crossed a clause.
+_NOT_IN_PLACE = re.compile(r"报道|媒体|记者|发生|获悉|了解|表示|通报|介绍|经|据|被|称|资料|图|之路$|之路")
+# Tags of tokens that can be part of a place's name; anything else (a verb, a preposition, a
+# pronoun, punctuation) ends the name to its left.
+_NAME_TAGS = frozenset({"n", "ns", "nr", "nrt", "nrfg", "nz", "nt", "j", "eng", "q", "ng", "b", "s", "zg", "g"})
+_PROPER_TAGS = frozenset({"ns", "nr", "nrt", "nrfg", "nz", "nt", "j", "eng"})
+_MAX_PLACE_CHARS = 14
+
+
+@dataclass(frozen=True, order=True)
+class Place:
+    """A place finer than a city. ``key`` is the place without the administrative units before it
+    (中山路 in 南京市鼓楼区中山路); ``names`` are the proper names inside it (金鹰 in 金鹰购物中心),
+    which count as a mention of the place too: one report's 金鹰商场 is another's 金鹰购物中心."""
+
+    level: int  # 0 district or county, 1 anything finer
+    key: str
+    mention: str
+    names: tuple[str, ...] = ()
+
+    def mentioned_in(self, text: str) -> bool:
+        return self.key in text or any(n in text for n in self.names)
+
+
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[tuple[str, str, int], ...]:
+    """(word, tag, start offset) for each rjieba token of ``text``."""
+    out, at = [], 0
+    for word, tag in rjieba.tag(text):
+        out.append((word, tag, at))
+        at += len(word)
+    return tuple(out)
+
+
+def _is_coarse(word: str) -> bool:
+    return word in _COARSE_NAMES or (len(word) >= 3 and word.endswith(_COARSE_ENDINGS) and not word.endswith(_FINE_ENDINGS))
+
+
+def _is_admin(word: str) -> bool:
+    """A token that names an administrative unit: ends a place's name to its left."""
+    return _is_coarse(word) or (
+        len(word) >= 3 and word.endswith(_DISTRICT_ENDINGS) and not _PLACE_ENDING.fullmatch(word[-2:])
+    )
+
+
+def _name_token(word: str, tag: str) -> bool:
+    if tag == "m":  # 第十七中学, 101国道, 3号院: ordinals and plain numbers name places, 一 and 几 do not
+        return word.startswith("第") or word.isdigit()
+    return tag in _NAME_TAGS and not _is_coarse(word) and word not in _WALK_STOPS
+
+
+# Words tagged as nouns that still end a place's name on their left (一居民楼 is not a place).
+_WALK_STOPS = frozenset("市 省 县 区 本市 该市 全市 该 此 这 那 某 其 本 一家 一所 一座 一个 一处 一栋 多家 多所 附近 位于 记者 消息 报道 发生 事故 火灾 现场".split())
+
+
+def places_in(text: str) -> list[Place]:
+    """Places finer than a city named in ``text``: names ending in a street, building, school,
+    company, village, road or bridge word, districts and counties, and rjieba ``ns`` names that are
+    not provinces, cities, countries or regions."""
+    tokens = _tokens(text)
+    if not tokens:
+        return []
+    token_at = [0] * len(text)  # char offset -> index of the token holding it
+    for i, (word, _, start) in enumerate(tokens):
+        for k in range(start, start + len(word)):
+            token_at[k] = i
+    found: dict[str, Place] = {}
+    for m in _PLACE_ENDING.finditer(text):
+        ending = m.group()
+        i = token_at[m.start()]
+        word, tag, start = tokens[i]
+        end = m.end()
+        if start + len(word) > end and tag not in _PROPER_TAGS:
+            continue  # the ending is the head of another word: 村民, 厂房, 大学生, 路段
+        if start + len(word) < end:
+            continue  # the ending straddles two tokens: segmentation says it is not one
+        begin = start
+        j = i - 1
+        admin = None
+        while j >= 0 and end - tokens[j][2] <= _MAX_PLACE_CHARS:
+            w, t, s = tokens[j]
+            if _is_admin(w):
+                admin = w
+                break
+            if not _name_token(w, t) or w.endswith(_ALL_ENDINGS):
+                break  # a word that is not part of a name, or the place before this one
+            begin = s
+            j -= 1
+        key = text[begin:end]
+        if _NOT_IN_PLACE.search(key):
+            continue
+        name = _GENERIC_TAIL.sub("", key[: -len(ending)])
+        if len(name) < 2 and not (len(name) == 1 and name.isdigit()) or _GENERIC_NAMES.match(name):
+            continue
+        if ending in _DISTRICT_ENDINGS and (key != word or tag not in ("ns", "n") or not 3 <= len(key) <= 6):
+            continue  # a district is one word: 鼓楼区, 密云县; 网约车成重灾区 is not one
+        names = tuple(
+            w for w, t, s in tokens[token_at[begin] : i + 1]
+            if t in _PROPER_TAGS and len(w) >= 2 and begin <= s and s + len(w) <= end
+            and not _PLACE_ENDING.search(w) and not _is_coarse(w) and not _GENERIC_NAMES.match(w)
+        )
+        if ending in _INSTITUTION_ENDINGS and not names and tag not in _PROPER_TAGS:
+            continue  # 服装厂, 广播公司, 购物中心: a kind of place until a name makes it one
+        level = 0 if ending in _DISTRICT_ENDINGS else 1
+        mention = (admin + key) if admin and not _is_coarse(admin) else key
+        found.setdefault(key, Place(level, key, mention, names))
+    return list(found.values())
+
+
+# Words before a name that make it a byline, not a person in the story.
+_BYLINE_BEFORE = re.compile(r"(?:记者|通讯员|编辑|实习生|摄影|摄像|作者|主持人|评论员)\s*$")
+_SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+# 张某, 李某某: how incident reports name victims and suspects. Not 于某日, 向某部门.
+_ANONYMISED = re.compile(f"[{_SURNAMES}]某+(?![日地处天年月时些种个位人家市县村区所单部公企机学医])")
+# Organisations that report on events rather than take part in them.
+_REPORTERS = frozenset("新华社 中新社 中新网 新华网 人民网 央视 央视网 中央电视台 中国新闻社 人民日报 新京报 南方日报 中广网 国务院 公安部 警方 公安局 派出所 政府 市政府 消防 消防队 消防支队 卫生部 卫生局 卫生厅 疾控中心 安监局 国家地震局 中国地震台网 中国地震台网中心 地震局 气象局 记者".split())
+
+
+def people_in(text: str) -> list[str]:
+    """Named people (rjieba ``nr``, and anonymised 张某 forms) in ``text``, bylines left out."""
+    out = []
+    for word, tag, start in _tokens(text):
+        if tag in ("nr", "nrfg", "nrt") and 2 <= len(word) <= 4 and not _BYLINE_BEFORE.search(text[max(0, start - 6) : start]):
+            out.append(word)
+    out.extend(m.group() for m in _ANONYMISED.finditer(text) if not _BYLINE_BEFORE.search(text[max(0, m.start() - 6) : m.start()]))
+    return list(dict.fromkeys(out))
+
+
+def organisations_in(text: str) -> list[str]:
+    """Named organisations (rjieba ``nt``) in ``text``, news agencies and the authorities every
+    incident report quotes left out."""
+    return list(dict.fromkeys(
+        w for w, t, _ in _tokens(text) if t == "nt" and len(w) >= 2 and w not in _REPORTERS and not _is_coarse(w)
+    ))
+
+
+# ---- one report's specifics and the comparison ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Specifics:
+    """The event specifics of one report. ``places``, ``dates``, ``figures``, ``people`` and
+    ``organisations`` come from the lead (headline and the first ``LEAD_CHARS`` of the body): what
+    the report is about. ``all_dates``, ``all_figures`` and ``text`` cover the whole report and
+    answer "does this report mention that at all" for the other side's lead specifics."""
+
+    places: tuple[Place, ...] = ()
+    dates: tuple[EventDate, ...] = ()
+    figures: tuple[Figure, ...] = ()
+    people: tuple[str, ...] = ()
+    organisations: tuple[str, ...] = ()
+    all_dates: tuple[EventDate, ...] = ()
+    all_figures: tuple[Figure, ...] = ()
+    text: str = ""
+
+
+def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime | date | None = None) -> Specifics:
+    """The specifics of one report from its cleaned headline and body; relative dates (10日, 昨日)
+    are resolved against ``publish_time`` when given."""
+    clean_title, clean_body = clean_title or "", clean_body or ""
+    lead = f"{clean_title}\n{clean_body[:LEAD_CHARS]}"
+    whole = f"{clean_title}\n{clean_body[:BODY_FIGURE_CHARS]}"
+    return Specifics(
+        places=tuple(places_in(lead)),
+        dates=tuple(dict.fromkeys(dates_in(lead, publish_time, datelines=False))),
+        figures=tuple(dict.fromkeys(figures_in(lead))),
+        people=tuple(people_in(lead)),
+        organisations=tuple(organisations_in(lead)),
+        all_dates=tuple(dict.fromkeys(dates_in(whole, publish_time))),
+        all_figures=tuple(dict.fromkeys(figures_in(whole))),
+        text=f"{clean_title}\n{clean_body[:TEXT_CHARS]}",
+    )
+
+
+def _names_conflict(kind: str, lead_a, lead_b, text_a: str, text_b: str, show=str) -> str | None:
+    """Both leads name things of one kind and neither report mentions any the other names."""
+    if lead_a and lead_b and not any(x.mentioned_in(text_b) if isinstance(x, Place) else x in text_b for x in lead_a) \
+            and not any(x.mentioned_in(text_a) if isinstance(x, Place) else x in text_a for x in lead_b):
+        return f"{kind} differ: {'、'.join(show(x) for x in lead_a)} vs {'、'.join(show(x) for x in lead_b)}"
+    return None
+
+
+def _place_conflict(a: Specifics, b: Specifics) -> str | None:
+    """Places are compared at the finest level both leads name: streets, buildings and villages
+    when both name some, else districts and counties (two fires on different streets of one
+    district are two fires, whatever the shared district)."""
+    for level in (1, 0):
+        pa = [p for p in a.places if p.level == level]
+        pb = [p for p in b.places if p.level == level]
+        if pa and pb:
+            return _names_conflict("places", pa, pb, a.text, b.text, show=lambda p: p.mention)
+    return None
+
+
+def _date_conflict(a: Specifics, b: Specifics) -> str | None:
+    if a.dates and b.dates and not _dates_meet(a.dates, b.all_dates, b.text) and not _dates_meet(b.dates, a.all_dates, a.text):
+        return f"event dates differ: {'、'.join(map(str, a.dates))} vs {'、'.join(map(str, b.dates))}"
+    return None
+
+
+def _figure_conflict(a: Specifics, b: Specifics) -> str | None:
+    """For each role both leads give exact figures for, neither report states any of the other's
+    figures; a role with an approximation or running total on either side is left alone."""
+    roles = sorted({f.role for f in a.figures} & {f.role for f in b.figures})
+    for role in roles:
+        all_a = [f for f in a.all_figures if f.role == role]
+        all_b = [f for f in b.all_figures if f.role == role]
+        if not all(f.exact for f in all_a + all_b):
+            continue
+        lead_a = {f.value for f in a.figures if f.role == role}
+        lead_b = {f.value for f in b.figures if f.role == role}
+        if lead_a.isdisjoint(f.value for f in all_b) and lead_b.isdisjoint(f.value for f in all_a):
+            return f"{role} differ: {'、'.join(f'{v:g}' for v in sorted(lead_a))} vs {'、'.join(f'{v:g}' for v in sorted(lead_b))}"
+    return None
+
+
+def _anonymised(people: tuple[str, ...]) -> tuple[str, ...]:
+    """The 张某 forms among the people. Only these decide: rjieba's ``nr`` tags two-character words
+    as names too often (道德, 高达), and independent reports of one event quote different people."""
+    return tuple(p for p in people if "某" in p)
+
+
+def specifics_conflict(a: Specifics, b: Specifics) -> str | None:
+    """Why two reports cannot be one event, naming the specific that decided, or None.
+
+    Only specifics both leads state count, and only when neither report mentions any of the
+    other's: a detail one side leaves out, or mentions further down, is no conflict. Checked in
+    order: event dates, places, figures, people (张某 forms); named organisations are extracted
+    for the record but decide nothing (every report quotes different authorities)."""
+    return (
+        _date_conflict(a, b)
+        or _place_conflict(a, b)
+        or _figure_conflict(a, b)
+        or _names_conflict("people", _anonymised(a.people), _anonymised(b.people), a.text, b.text)
+    )

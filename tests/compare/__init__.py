@@ -1,0 +1,1 @@
+"""Tests of the comparison core (indexer/compare)."""

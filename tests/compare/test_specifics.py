@@ -1,0 +1,254 @@
+"""Event specifics: different events of one kind in one city conflict, copies of one report never do."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+
+from indexer.cleaning import clean_body, clean_title
+from indexer.compare.specifics import (
+    EventDate,
+    Figure,
+    chinese_number,
+    dates_in,
+    extract_specifics,
+    figures_in,
+    places_in,
+    specifics_conflict,
+)
+
+CST = timezone(timedelta(hours=8))
+
+
+def spec(title: str, body: str, when: datetime | None = None):
+    return extract_specifics(clean_title(title), clean_body(body), when)
+
+
+# ---- two different events of one kind in one city ------------------------------------------------
+
+FIRE_GULOU = (
+    "南京鼓楼区一居民楼发生火灾 致3人死亡",
+    "3月10日凌晨2时许，南京市鼓楼区中山路128号一居民楼发生火灾。消防部门接警后迅速出动，大火于3时许被扑灭。"
+    "火灾造成3人死亡、2人受伤，伤者已被送往医院救治。起火原因正在调查中。",
+    datetime(2024, 3, 10, 9, tzinfo=CST),
+)
+FIRE_JIANGNING = (
+    "南京一购物中心突发大火",
+    "14日下午，南京市江宁区天元东路金鹰购物中心发生火灾，现场浓烟滚滚。消防部门调集12辆消防车赶赴现场处置，"
+    "明火于傍晚被扑灭。事故造成1人死亡、5人受伤。起火原因正在调查中。",
+    datetime(2024, 3, 14, 20, tzinfo=CST),
+)
+POISONING_NANGANG = (
+    "哈尔滨一中学发生食物中毒 12名学生送医",
+    "9月3日中午，哈尔滨市南岗区第十七中学多名学生在食堂就餐后出现呕吐、腹泻等症状，12名学生被送往医院治疗。"
+    "市疾控中心已介入调查，学校食堂已被暂时关闭。",
+    datetime(2023, 9, 4, 10, tzinfo=CST),
+)
+POISONING_DAOLI = (
+    "哈尔滨一小学多名学生食物中毒",
+    "9月7日，哈尔滨市道里区新阳路小学部分学生午餐后出现腹痛、呕吐症状，共有二十三名学生到医院就诊。"
+    "市疾控中心已对食堂留样进行检测，具体原因正在调查。",
+    datetime(2023, 9, 8, 8, tzinfo=CST),
+)
+
+
+def test_two_fires_in_one_city_conflict_on_their_dates():
+    reason = specifics_conflict(spec(*FIRE_GULOU), spec(*FIRE_JIANGNING))
+    assert reason == "event dates differ: 2024-03-10 vs 2024-03-14"
+
+
+def test_two_fires_on_one_day_conflict_on_their_places():
+    gulou = spec(FIRE_GULOU[0], FIRE_GULOU[1].replace("3月10日", "14日"), FIRE_JIANGNING[2])
+    reason = specifics_conflict(gulou, spec(*FIRE_JIANGNING))
+    assert reason is not None and reason.startswith("places differ:")
+    assert "中山路" in reason and "天元东路" in reason
+
+
+def test_two_poisonings_in_one_city_conflict():
+    a, b = spec(*POISONING_NANGANG), spec(*POISONING_DAOLI)
+    assert specifics_conflict(a, b) == "event dates differ: 2023-09-03 vs 2023-09-07"
+    # Without their dates, the schools tell them apart; without schools too, the victim counts.
+    undated = [(t, body.replace("9月3日", "").replace("9月7日", ""), None) for t, body, _ in (POISONING_NANGANG, POISONING_DAOLI)]
+    reason = specifics_conflict(spec(*undated[0]), spec(*undated[1]))
+    assert reason.startswith("places differ:") and "第十七中学" in reason and "新阳路" in reason
+    placeless = [(t, body.replace("南岗区第十七中学", "").replace("道里区新阳路小学", ""), None) for t, body, _ in undated]
+    assert specifics_conflict(spec(*placeless[0]), spec(*placeless[1])) == "poisoned differ: 12 vs 23"
+
+
+def test_conflict_is_symmetric_in_outcome():
+    a, b = spec(*FIRE_GULOU), spec(*FIRE_JIANGNING)
+    assert (specifics_conflict(a, b) is None) == (specifics_conflict(b, a) is None)
+
+
+# ---- copies and rewrites of one report never conflict ---------------------------------------------
+
+def _sentences(text: str) -> list[str]:
+    return [s + "。" for s in text.split("。") if s]
+
+
+@pytest.mark.parametrize("report", [FIRE_GULOU, FIRE_JIANGNING, POISONING_NANGANG, POISONING_DAOLI])
+def test_reposts_trims_and_dropped_sentences_do_not_conflict(report):
+    title, body, when = report
+    original = spec(title, body, when)
+    sents = _sentences(body)
+    copies = [
+        spec("【转载】" + title + "_新浪新闻", "来源：人民网\n" + body + "\n责任编辑：张伟", when + timedelta(days=2)),
+        spec(title, "".join(sents[:2]), when + timedelta(hours=5)),  # trimmed
+        spec(title, "".join(sents[:1] + sents[2:]), when + timedelta(days=1)),  # a sentence dropped
+        spec(title, "".join(sents[1:]), when),  # the lead sentence dropped
+        spec(title, "", None),  # headline only, no publish time
+    ]
+    for copy in copies:
+        assert specifics_conflict(original, copy) is None
+        assert specifics_conflict(copy, original) is None
+
+
+def test_a_side_without_specifics_never_conflicts():
+    a = spec(*FIRE_GULOU)
+    bare = spec("南京发生一起火灾", "消防部门接警后迅速出动，大火被扑灭，起火原因正在调查中。")
+    assert bare.places == () and bare.dates == () and bare.figures == ()
+    assert specifics_conflict(a, bare) is None and specifics_conflict(bare, a) is None
+
+
+def test_the_same_street_worded_differently_does_not_conflict():
+    when = FIRE_GULOU[2]
+    a = spec("居民楼起火", "10日凌晨，南京市鼓楼区中山路128号一居民楼发生火灾。", when)
+    b = spec("南京中山路一居民楼失火", "昨日凌晨，南京中山路上一栋居民楼起火。", when + timedelta(days=1))
+    assert specifics_conflict(a, b) is None
+
+
+def test_a_day_written_with_and_without_its_month_agrees():
+    when = datetime(2024, 3, 11, 8, tzinfo=CST)
+    a = spec("鼓楼区居民楼火灾", "10日凌晨，鼓楼区中山路一居民楼发生火灾。", when)
+    b = spec("鼓楼区居民楼火灾", "3月10日凌晨，鼓楼区中山路一居民楼发生火灾。", when + timedelta(days=3))
+    c = spec("鼓楼区居民楼火灾", "昨日凌晨，鼓楼区中山路一居民楼发生火灾。", when)
+    assert specifics_conflict(a, b) is None and specifics_conflict(b, c) is None and specifics_conflict(a, c) is None
+
+
+def test_dates_a_day_apart_agree_and_further_apart_conflict():
+    when = datetime(2024, 3, 11, 8, tzinfo=CST)
+    late = spec("火灾", "3月10日深夜，中山路一居民楼起火。", when)
+    past_midnight = spec("火灾", "3月11日凌晨，中山路一居民楼起火。", when)
+    two_days = spec("火灾", "3月12日凌晨，中山路一居民楼起火。", when)
+    assert specifics_conflict(late, past_midnight) is None
+    assert specifics_conflict(late, two_days) == "event dates differ: 2024-03-10 vs 2024-03-12"
+
+
+def test_one_side_adding_the_casualty_count_does_not_conflict():
+    first = spec("南京鼓楼区一居民楼发生火灾", "10日凌晨，南京市鼓楼区中山路一居民楼发生火灾，伤亡情况不明。", FIRE_GULOU[2])
+    later = spec(*FIRE_GULOU)
+    assert specifics_conflict(first, later) is None
+
+
+def test_an_updated_toll_does_not_conflict_but_two_exact_tolls_do():
+    when = FIRE_GULOU[2]
+    first = spec("中山路居民楼火灾致3人死亡", "10日凌晨，鼓楼区中山路一居民楼发生火灾，造成3人死亡。", when)
+    update = spec("中山路居民楼火灾死亡人数升至5人", "10日凌晨鼓楼区中山路一居民楼发生火灾，死亡人数升至5人。", when)
+    other = spec("中山路居民楼火灾致5人死亡", "10日凌晨，鼓楼区中山路一居民楼发生火灾，造成5人死亡。", when)
+    assert specifics_conflict(first, update) is None
+    assert specifics_conflict(first, other) == "deaths differ: 3 vs 5"
+
+
+def test_different_anonymised_people_conflict():
+    a = spec("男子持刀伤人被刑拘", "犯罪嫌疑人王某因琐事与邻居发生争执，持刀将对方砍伤。")
+    b = spec("男子持刀伤人被刑拘", "犯罪嫌疑人李某因琐事与邻居发生争执，持刀将对方砍伤。")
+    c = spec("男子持刀伤人被刑拘", "犯罪嫌疑人王某某因琐事持刀将邻居砍伤。")
+    assert specifics_conflict(a, b) == "people differ: 王某 vs 李某"
+    assert specifics_conflict(a, c) is None
+
+
+def test_no_text_no_conflict_and_other_languages_do_not_break():
+    empty = extract_specifics("", "", None)
+    english = extract_specifics("fire on main street", "three people died on 10 march.", None)
+    assert specifics_conflict(empty, empty) is None
+    assert specifics_conflict(english, spec(*FIRE_GULOU)) is None
+
+
+# ---- the pieces ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,value", [
+    ("12", 12), ("3.5万", 35000), ("三", 3), ("十二", 12), ("两", 2), ("二十三", 23),
+    ("一百零五", 105), ("二〇〇八", 2008), ("十", 10), ("一万二千", 12000), ("abc", None), ("", None),
+])
+def test_chinese_numbers(text, value):
+    assert chinese_number(text) == value
+
+
+def test_relative_dates_resolve_against_the_publish_day():
+    when = datetime(2024, 3, 1, 9, tzinfo=CST)
+    found = {d.surface: str(d) for d in dates_in("昨日、今天、前天、29日、3月5日、去年12月31日、2023年3月10日", when)}
+    assert found == {
+        "昨日": "2024-02-29", "今天": "2024-03-01", "前天": "2024-02-28", "29日": "2024-02-29",
+        "3月5日": "2024-03-05", "去年12月31日": "2023-12-31", "2023年3月10日": "2023-03-10",
+    }
+
+
+def test_days_without_a_month_read_backwards_from_the_publish_day():
+    assert str(dates_in("14日", date(2024, 4, 1))[0]) == "2024-03-14"  # not 14 April
+    assert str(dates_in("3日", date(2024, 4, 1))[0]) == "2024-04-03"  # two days ahead: still ahead
+    assert str(dates_in("12月30日", date(2024, 1, 2))[0]) == "2023-12-30"
+
+
+def test_without_a_publish_time_dates_stay_partial_and_relative_days_are_dropped():
+    found = dates_in("10日，3月10日，昨日，日前，近日", None)
+    assert found == [EventDate(None, None, 10), EventDate(None, 3, 10)]
+    a = spec("火灾", "10日凌晨，中山路一居民楼起火。")
+    b = spec("火灾", "3月11日凌晨，中山路一居民楼起火。")
+    c = spec("火灾", "3月14日凌晨，中山路一居民楼起火。")
+    assert specifics_conflict(a, b) is None
+    assert specifics_conflict(a, c) == "event dates differ: 10日 vs 3月14日"
+
+
+def test_datelines_are_not_event_dates():
+    when = datetime(2024, 3, 12, 9, tzinfo=CST)
+    lead = extract_specifics("南京一居民楼起火", "新华社南京3月12日电 10日凌晨，鼓楼区中山路一居民楼起火。", when)
+    assert [str(d) for d in lead.dates] == ["2024-03-10"]
+
+
+def test_figures_with_chinese_numerals_and_roles():
+    figures = set(figures_in("事故造成三人死亡、十二名乘客受伤，两名工人失踪，被困5人，二死二伤，6人中毒，约30多人送医"))
+    assert figures == {
+        Figure("deaths", 3), Figure("injured", 12), Figure("missing", 2), Figure("trapped", 5),
+        Figure("deaths", 2), Figure("injured", 2), Figure("poisoned", 6), Figure("poisoned", 30, exact=False),
+    }
+
+
+def test_magnitude_money_and_area():
+    figures = set(figures_in("四川发生5.2级地震。直接经济损失100万元，过火面积200平方米。"))
+    assert figures == {Figure("magnitude", 5.2), Figure("money", 1_000_000), Figure("area", 200)}
+
+
+def test_places_below_the_city():
+    keys = {p.key for p in places_in("哈尔滨市南岗区第十七中学、鼓楼区中山路128号、密云县庄头峪村、京沪高速公路、中石化集团公司")}
+    assert {"南岗区", "第十七中学", "中山路", "密云县", "庄头峪村", "京沪高速公路", "中石化集团公司"} <= keys
+    assert not {"哈尔滨市", "哈尔滨", "南京"} & keys
+
+
+@pytest.mark.parametrize("text", ["送往附近医院", "南京市第一人民医院", "市疾控中心", "当地村民和大学生", "一家服装厂", "道路", "该小区"])
+def test_generic_places_are_not_places(text):
+    assert places_in(text) == []
+
+
+def test_a_repost_published_days_later_keeps_its_relative_dates():
+    body = "昨日凌晨，南京市鼓楼区中山路一居民楼发生火灾，造成3人死亡。"
+    original = spec("南京一居民楼起火", body, datetime(2024, 3, 11, 8, tzinfo=CST))
+    late_copy = spec("南京一居民楼起火", body, datetime(2024, 3, 14, 8, tzinfo=CST))
+    assert original.dates != late_copy.dates  # 10 March against 13 March ...
+    assert specifics_conflict(original, late_copy) is None  # ... but both say 昨日
+
+
+def test_a_figure_the_other_report_gives_further_down_is_no_conflict():
+    when = FIRE_GULOU[2]
+    a = spec("中山路居民楼火灾致3人死亡", "10日凌晨，鼓楼区中山路一居民楼发生火灾，造成3人死亡。", when)
+    b = spec("中山路居民楼火灾致5人死亡",
+             "10日凌晨，鼓楼区中山路一居民楼发生火灾，造成5人死亡。" + "消防部门随后展开搜救。" * 30 + "起初通报称3人死亡。", when)
+    assert Figure("deaths", 3) not in b.figures and Figure("deaths", 3) in b.all_figures
+    assert specifics_conflict(a, b) is None
+
+
+def test_a_place_named_by_its_proper_name_alone_is_the_same_place():
+    when = FIRE_JIANGNING[2]
+    a = spec(*FIRE_JIANGNING)
+    b = spec("南京金鹰商场起火", "14日下午，南京金鹰商场突发火灾，现场浓烟滚滚。", when)
+    assert specifics_conflict(a, b) is None
