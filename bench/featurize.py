@@ -11,6 +11,12 @@ Contenders
                      issue's definition of "featurise" names, with the indexer's own functions)
   newsdedup-all      every text feature the indexer computes (indexer.features.text_features:
                      the above plus shingle-ready text and headline character-gram TF-IDF)
+
+  --script-folding adds, in the same run:
+  no-folding         newsdedup-all with traditional-to-simplified folding switched off
+  traditional        newsdedup-all on the articles converted to traditional characters (OpenCC s2t),
+                     where folding always converts; and it counts the copies whose content key and
+                     SimHash equal their original's
 """
 
 from __future__ import annotations
@@ -75,6 +81,41 @@ def make_newsdedup_all():
     return lambda title, body: text_features(title, body, settings)
 
 
+def make_without_folding(featurise):
+    """``featurise`` with script folding switched off for the duration of each call."""
+    from indexer import cleaning
+
+    folding = cleaning.fold_script
+
+    def run(title, body):
+        cleaning.fold_script = _unchanged
+        try:
+            return featurise(title, body)
+        finally:
+            cleaning.fold_script = folding
+
+    return run
+
+
+def _unchanged(text: str) -> str:
+    return text
+
+
+def make_on_traditional(featurise, docs):
+    """``featurise`` reading each article's traditional-character copy instead."""
+    import opencc
+
+    s2t = opencc.OpenCC("s2t")
+    copies = {doc: (s2t.convert(doc[0]), s2t.convert(doc[1])) for doc in docs}
+    same = sum(_same_keys(featurise(*doc), featurise(*copies[doc])) for doc in docs)
+    print(f"traditional copies with the original's content key and SimHash: {same} of {len(docs)}")
+    return lambda title, body: featurise(*copies[(title, body)])
+
+
+def _same_keys(a, b) -> bool:
+    return a.content_key == b.content_key and a.simhash == b.simhash
+
+
 def make_simhash_pkg():
     import jieba
     from simhash import Simhash
@@ -109,6 +150,8 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--plot", help="write a PNG bar chart of the ratios here")
+    parser.add_argument("--script-folding", action="store_true",
+                        help="also measure without traditional-to-simplified folding, and on traditional copies")
     args = parser.parse_args()
     docs = articles(args.docs)
     import jieba
@@ -119,6 +162,9 @@ def main() -> None:
     everything = make_newsdedup_all()
     everything(*docs[0])
     contenders = {"blog": blog_recipe, "newsdedup": ours, "newsdedup-all": everything}
+    if args.script_folding:
+        contenders["no-folding"] = make_without_folding(everything)
+        contenders["traditional"] = make_on_traditional(everything, docs)
     for name, factory in (("simhash", make_simhash_pkg), ("minhash", make_minhash)):
         try:
             contenders[name] = factory()
@@ -143,11 +189,13 @@ def plot(ratios: dict[str, list[float]], args) -> None:
 
     plt = plots.pyplot()
     labels = {"blog": "blog recipe\n(jieba + MD5 loop)", "newsdedup": "newsdedup\nclean+tokenise+SimHash+MD5",
-              "newsdedup-all": "newsdedup\nall text features", "simhash": "simhash 2.1.2", "minhash": "datasketch\nMinHash"}
+              "newsdedup-all": "newsdedup\nall text features", "no-folding": "all text features\nno script folding",
+              "traditional": "all text features\non 繁體 copies", "simhash": "simhash 2.1.2", "minhash": "datasketch\nMinHash"}
     names = list(ratios)
     fig, ax = plt.subplots(figsize=(8, 3.6))
     medians = [statistics.median(ratios[n]) for n in names]
-    ax.bar(range(len(names)), medians, color=["C7", "C0", "C0", "C2", "C2"][: len(names)])
+    colours = {"blog": "C7", "simhash": "C2", "minhash": "C2"}
+    ax.bar(range(len(names)), medians, color=[colours.get(n, "C0") for n in names])
     for i, n in enumerate(names):
         ax.plot([i] * len(ratios[n]), ratios[n], "k.", ms=4)
         ax.text(i, medians[i], f"{medians[i]:.1f}x", ha="center", va="bottom", fontsize=8)

@@ -64,3 +64,104 @@ def test_literal_escape_sequences_become_whitespace():
     # Double-encoded JSON leaves "\n" as two characters; they must not survive as the letter n.
     assert clean_body("第一段正文内容。\\n第二段正文内容。\\t完") == "第一段正文内容。\n第二段正文内容。 完"
     assert clean_title("标题\\n副标题") == "标题 副标题"
+
+
+# ---- script folding -------------------------------------------------------------------------------
+
+import json
+from pathlib import Path
+
+import opencc
+import pytest
+
+from indexer.cleaning import fold_script
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _originals() -> list[dict]:
+    with open(FIXTURES / "originals.jsonl", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle][:15]
+
+
+@pytest.mark.parametrize("config", ["s2t", "s2tw", "s2hk"])
+def test_traditional_copies_fold_to_their_simplified_originals(config):
+    from indexer.features import text_features
+    from indexer.settings import Settings
+
+    to_traditional = opencc.OpenCC(config)
+    settings = Settings()
+    articles = _originals()
+    assert len(articles) >= 10
+    changed = 0
+    for article in articles:
+        title, body = to_traditional.convert(article["title"]), to_traditional.convert(article["content"])
+        changed += body != article["content"]
+        original = text_features(article["title"], article["content"], settings)
+        copy = text_features(title, body, settings)
+        assert copy.clean_title == original.clean_title, article["id"]
+        assert copy.clean_body == original.clean_body, article["id"]
+        assert copy.content_key == original.content_key and copy.simhash == original.simhash, article["id"]
+    assert changed == len(articles)  # the copies really are in traditional characters
+
+
+def test_regional_variants_fold_to_the_same_characters():
+    # Taiwan writes 著 where the mainland writes 着, Hong Kong 衞 for 卫: plain t2s keeps both.
+    assert fold_script("他看著窗外") == "他看着窗外"
+    assert fold_script("衞生署今日公布") == "卫生署今日公布"
+    assert fold_script("著名作家") == "著名作家"
+
+
+def test_mixed_script_text_folds_like_its_traditional_copy():
+    mixed = "简体开头，這裏是繁體，什么都有。"
+    assert fold_script(mixed) == fold_script(opencc.OpenCC("s2t").convert(mixed)) == "简体开头,这里是繁体,什么都有。".replace(",", "，")
+
+
+def test_simplified_text_is_left_as_it_is():
+    # The converters alone would rewrite these (tw2s: 什么 -> 什幺; t2s: 打坏 -> 打坯).
+    for text in ("他到底想要什么", "不小心打坏了杯子", "国家统计局发布数据"):
+        assert fold_script(text) == text
+
+
+def test_fast_path_equals_the_full_conversion_whenever_it_converts():
+    # Folding skips the converters for text without a character they change alone; for every text
+    # with one it gives exactly the converters' output, and the skip covers no text they would change
+    # character by character.
+    from indexer.cleaning import _folder
+
+    folder = _folder()
+    s2t = opencc.OpenCC("s2t")
+    for article in _originals():
+        for text in (article["content"], s2t.convert(article["content"])):
+            if folder.needs_folding(text):
+                assert fold_script(text) == folder.convert(text)
+            else:
+                assert fold_script(text) == text
+                assert all(folder.convert(ch) == ch for ch in set(text))
+    assert folder.needs_folding("𠮷野家與國際")  # BMP and astral
+    assert "國" in folder.changed and "国" not in folder.changed
+
+
+@pytest.mark.parametrize("text", [
+    "The quick brown fox jumps over the lazy dog.",
+    "日本の首相は會社を訪問した。東京都の気温は高い。",  # kana with kanji that converters would change
+    "대한민국 정부는 大韓民國 國會에서 발표했다.",  # hangul with hanja
+    "Ça va très bien, merci.",
+])
+def test_other_languages_are_not_folded(text):
+    from indexer.cleaning import _folder
+
+    assert fold_script(text) == text
+    if "國" in text or "會" in text:
+        assert _folder().convert(text) != text  # the guard is what keeps it
+
+
+def test_chinese_text_quoting_a_japanese_name_still_folds():
+    text = "據報道，日本品牌「ユニクロ」在臺灣開設新門市，吸引大批民眾排隊購買。"
+    assert fold_script(text) == "据报道，日本品牌「ユニクロ」在台湾开设新门市，吸引大批民众排队购买。"
+
+
+def test_japanese_headline_and_chinese_with_a_stray_kana():
+    assert fold_script("首相、東京で會見") == "首相、東京で會見"
+    body = "小清新の生活" + "，這篇報導介紹了臺北市的新開張書店與咖啡館" * 5
+    assert fold_script(body).startswith("小清新の生活,这篇报导介绍了台北市".replace(",", "，"))

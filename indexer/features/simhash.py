@@ -1,7 +1,7 @@
 """64-bit SimHash over weighted tokens, band keys for candidate lookup, Hamming distance.
 
-A fingerprint is only comparable with one made by the same tokenizer and token hash;
-``FINGERPRINT_LAYOUT`` names both and is recorded by every store (a store made with another
+A fingerprint is only comparable with one made by the same cleaning, tokenizer and token hash;
+``FINGERPRINT_LAYOUT`` names all three and is recorded by every store (a store made with another
 layout refuses to open rather than return wrong neighbours).
 
 Banding: split the 64 bits into ``b`` bands. If two fingerprints differ in at most ``k`` bits
@@ -17,12 +17,14 @@ from typing import Mapping
 import numpy as np
 import xxhash
 
+from ..cleaning import CLEANING_VERSION
 from .tokenize import TOKENIZER_NAME
 
 BITS = 64
 TOKEN_HASH = "xxh3_64"
 # The token weighting is part of the layout too: v2 = sublinear (1 + ln tf) x IDF.
-FINGERPRINT_LAYOUT = f"simhash64/{TOKEN_HASH}/{TOKENIZER_NAME}/w2"
+# So is the cleaning the tokens are read from: the same article cleaned otherwise gets other tokens.
+FINGERPRINT_LAYOUT = f"simhash64/{TOKEN_HASH}/{TOKENIZER_NAME}/w2/{CLEANING_VERSION}"
 _MASK64 = (1 << 64) - 1
 
 
