@@ -1,0 +1,172 @@
+"""The Elasticsearch store's cluster change log: crash safety, the refresh gap, a missing log index.
+
+The contract suite (tests/store) checks what merges and splits do; these tests check what only the
+remote store can get wrong: a change recorded but not applied when the process dies, members a
+search does not see yet, and a deployment without the log index.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from indexer.errors import StoreError
+from indexer.store import MERGED, ClusterChange
+from indexer.store.es_changes import APPLIED, CHANGES_MAPPING, changes_index
+
+from ..store.test_contract import T0, art
+
+pytestmark = pytest.mark.es
+
+MERGE_B_INTO_A = ClusterChange("merge", into="a", source="b", article_id="x", reason="bridge near to both", by="indexer")
+
+
+@pytest.fixture
+def log_store(es_store):
+    """``es_store`` whose change-log indices are deleted afterwards too. Automatic refresh is
+    off, so only the store's own refreshes make writes searchable (the gap is real)."""
+    made = []
+
+    def make(**kwargs):
+        kwargs.setdefault("refresh_interval", "-1")
+        store = es_store(**kwargs)
+        made.append(store)
+        return store
+
+    yield make
+    for store in made:
+        store.client.indices.delete(index=changes_index(store.alias), ignore_unavailable=True)
+
+
+def _two_clusters() -> list:
+    return [art("a", when=T0), art("a2", cluster="a", dup_of="a", reason="near", when=T0 + timedelta(hours=1)),
+            art("b", when=T0 + timedelta(hours=2)), art("b2", cluster="b", dup_of="b", reason="near", when=T0 + timedelta(hours=3))]
+
+
+def _bridge():
+    return art("x", cluster="a", dup_of="a2", reason="near", when=T0 + timedelta(hours=4))
+
+
+def _crash(monkeypatch, store, method: str, *, when=lambda *args, **kwargs: True) -> None:
+    """Make ``store.<method>`` die (as the process would) whenever ``when`` holds for its arguments."""
+    real = getattr(store, method)
+
+    def dying(*args, **kwargs):
+        if when(*args, **kwargs):
+            raise RuntimeError(f"simulated crash in {method}")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, method, dying)
+
+
+def _log_states(store) -> list[str]:
+    store.client.indices.refresh(index=changes_index(store.alias))
+    hits = store.client.search(index=changes_index(store.alias), query={"match_all": {}}, sort=[{"seq": "asc"}])["hits"]["hits"]
+    return [h["_source"]["state"] for h in hits]
+
+
+def _merged(store) -> None:
+    """Every article is present and every one of them is in cluster a, b demoted by the merge."""
+    got = store.get_many(["a", "a2", "b", "b2", "x"])
+    assert set(got) == {"a", "a2", "b", "b2", "x"}
+    assert {i: (a.cluster_id, a.is_canonical) for i, a in got.items()} == {
+        "a": ("a", True), "a2": ("a", False), "b": ("a", False), "b2": ("a", False), "x": ("a", False)}
+    assert (got["b"].dup_of, got["b"].dup_reason) == ("x", MERGED)
+    assert [(c.into, c.source, c.article_id) for c in store.cluster_changes("a")] == [("a", "b", "x")]
+
+
+# ---- crash safety -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["es", "es-refresh"])
+def test_a_merge_recorded_but_not_applied_is_applied_when_the_store_opens_again(log_store, monkeypatch, kind):
+    extra = {"inflight_max": 0, "write_refresh": "true"} if kind == "es-refresh" else {}
+    store = log_store(**extra)
+    store.write(_two_clusters())
+    _crash(monkeypatch, store, "_move_cluster")  # dies after the merge is recorded and the articles written
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        store.write([_bridge()], [MERGE_B_INTO_A])
+    assert store.get_many(["x"]).keys() == {"x"}  # the articles were kept ...
+    assert store.get_many(["b"])["b"].cluster_id == "b"  # ... and the merge not applied yet
+    assert _log_states(store) == ["applying"]
+    reopened = log_store(index=store.alias, **extra)  # the restarted process
+    _merged(reopened)
+    assert _log_states(reopened) == [APPLIED]
+    assert reopened.stats().clusters == 1
+
+
+def test_a_merge_left_pending_is_applied_by_the_next_write(log_store, monkeypatch):
+    store = log_store()
+    store.write(_two_clusters())
+    _crash(monkeypatch, store, "_resolve_merge")  # dies before the merge is even resolved: still pending
+    with pytest.raises(RuntimeError):
+        store.write([_bridge()], [MERGE_B_INTO_A])
+    assert _log_states(store) == ["pending"]
+    monkeypatch.undo()  # the cause is gone; the same store writes its next batch
+    store.write([art("c", when=T0 + timedelta(hours=5))])
+    _merged(store)
+    assert store.get_many(["c"])["c"].cluster_id == "c"
+
+
+def test_a_merge_that_died_after_moving_members_is_finished_not_skipped(log_store, monkeypatch):
+    """The members were moved but the change was never marked applied: resolving it again would
+    find both ends in one cluster and drop it from the log; it is finished from its record."""
+    store = log_store()
+    store.write(_two_clusters())
+    _crash(monkeypatch, store._changes, "mark", when=lambda entry, state, **_: state == APPLIED)
+    with pytest.raises(RuntimeError):
+        store.write([_bridge()], [MERGE_B_INTO_A])
+    assert store.get_many(["b2"])["b2"].cluster_id == "a"  # the member updates were done
+    assert _log_states(store) == ["applying"]
+    _merged(log_store(index=store.alias))
+
+
+def test_a_split_that_died_half_way_is_finished_with_the_canonical_it_elected(log_store, monkeypatch):
+    store = log_store()
+    store.write([art("c", when=T0 + timedelta(hours=1)),
+                 art("c3", cluster="c", dup_of="c", reason="near", when=T0 + timedelta(hours=3)),
+                 art("c2", cluster="c", dup_of="c", reason="near", when=T0 + timedelta(hours=2))])
+    _crash(monkeypatch, store._changes, "mark", when=lambda entry, state, **_: state == APPLIED)
+    with pytest.raises(RuntimeError):
+        store.split_article(ClusterChange("split", into="c", source="c", article_id="c", by="tester"))
+    reopened = log_store(index=store.alias)
+    got = reopened.get_many(["c", "c2", "c3"])
+    assert {i: (a.cluster_id, a.is_canonical) for i, a in got.items()} == {
+        "c": ("c", True), "c2": ("c2", True), "c3": ("c2", False)}
+    assert [(c.kind, c.into, c.source) for c in reopened.cluster_changes("c")] == [("split", "c", "c")]
+
+
+# ---- the refresh gap ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("inflight_max", [10_000, 0])
+def test_members_written_a_moment_ago_are_moved_and_lookups_answer_with_the_new_cluster(log_store, inflight_max):
+    store = log_store(inflight_max=inflight_max)
+    store.write(_two_clusters())
+    store.write([art("b3", cluster="b", dup_of="b", reason="exact", when=T0 + timedelta(hours=5))])  # not refreshed
+    store.merge_clusters([ClusterChange("merge", into="a", source="b", by="tester")])
+    # no report in between (reports refresh): the lookups answer as they would during an ingest
+    assert [a.cluster_id for a in store.find_exact(["kb3"])["kb3"]] == ["a"]
+    assert [a.cluster_id for a in store.find_exact(["kb2"])["kb2"]] == ["a"]
+    assert store.get_many(["b3"])["b3"].cluster_id == "a"
+
+
+# ---- the log index ----------------------------------------------------------------------------------
+def test_the_log_has_its_own_strict_index_outside_the_article_template(log_store):
+    store = log_store()
+    mapping = next(iter(store.client.indices.get_mapping(index=changes_index(store.alias)).values()))["mappings"]
+    assert mapping["properties"].keys() == CHANGES_MAPPING["properties"].keys()
+    assert "content_key" not in mapping["properties"]
+    assert changes_index(store.alias) not in store.client.indices.get_alias(name=store.alias)
+
+
+def test_without_auto_create_a_missing_log_refuses_changes_and_writes_nothing(log_store):
+    first = log_store()  # makes the article index
+    first.client.indices.delete(index=changes_index(first.alias))
+    store = log_store(index=first.alias, auto_create=False)
+    store.write(_two_clusters())  # plain writes need no log
+    assert store.cluster_changes() == []
+    with pytest.raises(StoreError, match="change log index"):
+        store.write([_bridge()], [MERGE_B_INTO_A])
+    assert store.get_many(["x"]) == {}  # refused before anything was written
+    with pytest.raises(StoreError, match="change log index"):
+        store.split_article(ClusterChange("split", into="a2", source="a", article_id="a2"))
+    assert store.get_many(["a2"])["a2"].cluster_id == "a"
+    assert not store.client.indices.exists(index=changes_index(first.alias))
