@@ -589,20 +589,23 @@ class ElasticsearchStore:
 
     def _apply_change(self, entry: LoggedChange) -> None:
         change = entry.change
-        if entry.state == PENDING:
+        while entry.state == PENDING:
             try:
                 plan = self._resolve_merge(change) if change.kind == "merge" else self._resolve_split(change)
             except KeyError:
                 plan = None
-            if plan is None:
-                self._changes.mark(entry, SKIPPED)
-                return
-            self._changes.mark(entry, APPLYING, **plan)
+            # a conflict leaves in ``entry`` what another store recorded first; follow that
+            self._changes.mark(entry, SKIPPED if plan is None else APPLYING, **(plan or {}))
+        if entry.state == SKIPPED:
+            return
+        # Applied here only when another store finished this change while we were writing its
+        # articles: the moves are redone from its record (idempotent) so they reach those too.
         if change.kind == "merge":
             self._move_cluster(entry.into, entry.source, change.article_id or entry.into)
         else:
             self._move_article(change.article_id, entry.into, entry.source, entry.new_canonical)
-        self._changes.mark(entry, APPLIED)
+        if entry.state != APPLIED:
+            self._changes.mark(entry, APPLIED, guarded=False)  # the moves are done, whoever else did them too
 
     def _resolve_merge(self, change: ClusterChange) -> dict[str, str] | None:
         """Both ends through their canonical articles' current clusters, so a merge into a cluster

@@ -14,7 +14,10 @@ The log lives in the concrete index ``<es.index>_changes``. The article index te
 A store re-applies ``pending`` and ``applying`` changes when it opens and after a failed apply,
 oldest first. Member updates are idempotent partial updates, so doing a change twice is harmless;
 an ``applying`` change is redone from its recorded resolution, since re-resolving it after a
-partial apply would read the clusters it already changed.
+partial apply would read the clusters it already changed. State moves out of ``pending`` are
+guarded by the entry's sequence number (``if_seq_no``): when another store opening meanwhile
+finished the change first, the late one follows what was recorded instead of overwriting an
+``applied`` with the ``skipped`` its own, now stale, resolution would give.
 """
 
 from __future__ import annotations
@@ -59,6 +62,12 @@ CHANGES_MAPPING: dict[str, Any] = {
 }
 
 
+def _version(answer: dict[str, Any]) -> dict[str, int] | None:
+    if answer.get("_seq_no") is None or answer.get("_primary_term") is None:
+        return None
+    return {"if_seq_no": answer["_seq_no"], "if_primary_term": answer["_primary_term"]}
+
+
 def changes_index(alias: str) -> str:
     """The log's index for the article alias ``alias``."""
     return f"{alias}{CHANGES_SUFFIX}"
@@ -75,6 +84,7 @@ class LoggedChange:
     into: str | None = None
     source: str | None = None
     new_canonical: str | None = None
+    version: dict[str, int] | None = None  # if_seq_no / if_primary_term of the stored entry, when known
 
     def to_doc(self) -> dict[str, Any]:
         c = self.change
@@ -84,6 +94,13 @@ class LoggedChange:
             "new_canonical": self.new_canonical, "article_id": c.article_id, "reason": c.reason, "by": c.by,
             "at": c.at.isoformat() if c.at else None,
         }
+
+    @classmethod
+    def from_hit(cls, hit: dict[str, Any]) -> "LoggedChange":
+        """From a search hit or a GET answer (with its sequence number when it carries one)."""
+        entry = cls.from_doc(hit["_source"])
+        entry.version = _version(hit)
+        return entry
 
     @classmethod
     def from_doc(cls, src: dict[str, Any]) -> "LoggedChange":
@@ -152,16 +169,30 @@ class ChangeLog:
             reason = error.get("reason", error) if isinstance(error, dict) else error
             raise StoreError(f"recording cluster changes in {self.index} failed for {len(failed)} of {len(entries)} "
                              f"(first: {failed[0].get('_id')}: {reason}); nothing was changed")
+        for entry, item in zip(entries, resp["items"]):
+            entry.version = _version(item["create"])
         return entries
 
-    def mark(self, entry: LoggedChange, state: str, **resolved: str | None) -> None:
-        """Move ``entry`` to ``state``, recording the ends it resolved to."""
+    def mark(self, entry: LoggedChange, state: str, *, guarded: bool = True, **resolved: str | None) -> bool:
+        """Move ``entry`` to ``state``, recording the ends it resolved to. Guarded (and the
+        entry's sequence number known), the move fails when another store changed the entry
+        since it was read: then False, and ``entry`` holds what is stored now."""
+        from elasticsearch import ConflictError
+
+        guard = entry.version if guarded and entry.version else {}
+        with translate(f"marking cluster change {entry.change_id} {state}", self.target):
+            try:
+                resp = self.client.update(index=self.index, id=entry.change_id, doc={"state": state, **resolved}, **guard)
+            except ConflictError:
+                stored = LoggedChange.from_hit(self.client.get(index=self.index, id=entry.change_id))
+                entry.__dict__.update(stored.__dict__)
+                log.info("cluster change %s was moved to %s by another store", entry.change_id, entry.state)
+                return False
         for key, value in resolved.items():
             setattr(entry, key, value)
         entry.state = state
-        with translate(f"marking cluster change {entry.change_id} {state}", self.target):
-            self.client.update(index=self.index, id=entry.change_id,
-                               doc={"state": state, **{k: getattr(entry, k) for k in resolved}})
+        entry.version = _version(resp)
+        return True
 
     def _scan(self, query: dict, what: str) -> Iterator[LoggedChange]:
         with translate(what, self.target):
@@ -170,8 +201,8 @@ class ChangeLog:
             while True:
                 extra = {"search_after": after} if after is not None else {}
                 hits = self.client.search(index=self.index, query=query, sort=LOG_SORT, size=PAGE,
-                                          track_total_hits=False, **extra)["hits"]["hits"]
-                yield from (LoggedChange.from_doc(h["_source"]) for h in hits)
+                                          track_total_hits=False, seq_no_primary_term=True, **extra)["hits"]["hits"]
+                yield from (LoggedChange.from_hit(h) for h in hits)
                 if len(hits) < PAGE:
                     return
                 after = hits[-1]["sort"]

@@ -135,6 +135,28 @@ def test_a_split_that_died_half_way_is_finished_with_the_canonical_it_elected(lo
     assert [(c.kind, c.into, c.source) for c in reopened.cluster_changes("c")] == [("split", "c", "c")]
 
 
+def test_a_store_opening_while_another_writes_its_merge_leaves_one_applied_change(log_store, monkeypatch):
+    """A store that opens between another store's recording of a merge and its apply finishes the
+    merge first; the writer then neither logs it again nor marks it skipped, and its own articles
+    (written into the merged-away cluster) still join."""
+    writer = log_store()
+    writer.write(_two_clusters())
+    opened = []
+    real_create = writer._create
+
+    def create_with_a_store_opening(articles):
+        opened.append(log_store(index=writer.alias))  # finishes the pending merge on open
+        real_create(articles)
+
+    monkeypatch.setattr(writer, "_create", create_with_a_store_opening)
+    late = art("b3", cluster="b", dup_of="b", reason="exact", when=T0 + timedelta(hours=5))
+    writer.write([_bridge(), late], [MERGE_B_INTO_A])
+    assert len(opened) == 1
+    assert _log_states(writer) == [APPLIED]
+    _merged(writer)
+    assert writer.get_many(["b3"])["b3"].cluster_id == "a"
+
+
 # ---- the refresh gap ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("inflight_max", [10_000, 0])
 def test_members_written_a_moment_ago_are_moved_and_lookups_answer_with_the_new_cluster(log_store, inflight_max):
