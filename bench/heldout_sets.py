@@ -11,6 +11,12 @@ Every builder takes ``part`` ("tune" or "test", see ``splits``) and draws its re
 that part only. Seeds never include the first generator's default seeds (``datasets.repost_set``,
 on which the decision was tuned). Each returns ``LabelledSet``: the records (shuffled once; the
 caller shuffles again per arrival order), the truth story of every record, and its kind.
+
+Label caveat: real articles count as distinct stories when they are not lexical copies of each
+other (``datasets.distinct_seeds``: 5-gram containment <= 0.3) or, for cec_news, not reports of
+one kind within ten days (``hard_negatives.distinct_events``). Two real reports of one event in
+other words can still slip through as "distinct"; read a false merge between two originals or
+distractors (``quality.py ... -v``) before calling it the engine's error.
 """
 
 from __future__ import annotations

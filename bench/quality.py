@@ -109,7 +109,10 @@ def evaluate_orders(name, records, truth, args, orders, kind=None, alone_kinds=f
             by_id = {r["id"]: r for r in records}
             inspect = lambda ix, outcomes: read_errors(ix, outcomes, by_id, truth, kind, args.errors)  # noqa: E731
         outcomes, elapsed = _ingest(shuffled, args.set, inspect)
-        pred = {o.article_id: o.cluster_id for o in outcomes if o.article_id}
+        pred = {o.article_id: o.cluster_id for o in outcomes if o.article_id and o.cluster_id}
+        lost = [r["id"] for r in records if r["id"] not in pred]
+        if lost:  # rejected or never answered: not in any cluster, so outside every pair count
+            print(f"  order {order:2d}: {len(lost)} articles without a cluster (rejected or lost): {lost[:5]}")
         m = pairwise_prf(pred, truth)
         preds.append(pred)
         runs.append(m)
@@ -178,12 +181,15 @@ def read_errors(ix, outcomes, by_id, truth, kind, limit):
     for story, ids in groups.items():
         main, _ = Counter(pred[i] for i in ids).most_common(1)[0]
         misses += [(i, main) for i in ids if pred[i] != main]
-    # One miss of each kind first, so the list shows the different ways a story gets split.
+    # One miss of each story first, then of each kind, so the list shows different stories and
+    # the different ways a story gets split rather than one story's many members.
     seen, ordered = set(), []
-    for i, main in misses:
-        if kind.get(i) not in seen:
-            seen.add(kind.get(i))
-            ordered.append((i, main))
+    for group in (lambda i: truth[i], lambda i: kind.get(i)):
+        for i, main in misses:
+            if ("g", group(i)) not in seen and (i, main) not in ordered:
+                seen.add(("g", group(i)))
+                ordered.append((i, main))
+        seen.clear()
     ordered += [m for m in misses if m not in ordered]
     print(f"  -- members outside their story's main cluster in order 1: {len(misses)} (showing {min(limit, len(misses))})")
     for i, main in ordered[:limit]:
@@ -211,12 +217,12 @@ def burst(args):
 def traditional(args):
     import heldout_sets
 
-    s = heldout_sets.traditional_set(args.part if args.part != "all" else "test")
+    s = heldout_sets.traditional_set(args.part if args.part != "all" else "test", config=args.opencc)
     copies = [i for i, k in s.kind.items() if k == "traditional"]
     _, preds = evaluate_orders(s.name, s.records, s.truth, args, args.orders or 5, s.kind)
-    joined = spread([sum(p[c] == p[s.truth[c]] for c in copies) for p in preds])
+    joined = spread([sum(c in p and p[c] == p.get(s.truth[c]) for c in copies) for p in preds])
     sizes = [Counter(p.values()) for p in preds]
-    wrong = spread([sum(p[c] != p[s.truth[c]] and n[p[c]] > 1 for c in copies) for p, n in zip(preds, sizes)])
+    wrong = spread([sum(c in p and p[c] != p.get(s.truth[c]) and n[p[c]] > 1 for c in copies) for p, n in zip(preds, sizes)])
     print(f"  traditional copies in their original's cluster: {joined.mean:.1f} ({joined.low:.0f}-{joined.high:.0f}) of {len(copies)}; "
           f"in another story's cluster: {wrong.mean:.1f} ({wrong.low:.0f}-{wrong.high:.0f})")
 
@@ -338,6 +344,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--orders", type=int, default=0,
                         help="shuffled arrival orders (default: ecom 10, traditional 5, reposts/heldout/burst 3)")
+    parser.add_argument("--opencc", default="s2t", help="traditional: OpenCC conversion (s2t, s2twp, s2hk)")
     parser.add_argument("--shuffles", dest="orders", type=int, help="the old name of --orders")
     parser.add_argument("--plot", help="layers: write a PNG bar chart here")
     parser.add_argument("--errors", type=int, default=8, help="-v: errors shown of each sort")
