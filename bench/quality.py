@@ -64,6 +64,13 @@ def _part(args):
     return None if args.part == "all" else args.part
 
 
+def _built_part(args):
+    """The part a held-out set is built from: it draws its real articles from one part only."""
+    if args.part == "all":
+        raise SystemExit(f"{args.which}: the held-out sets are built per part; use --part test or --part tune")
+    return args.part
+
+
 # ---- shuffled arrival orders ---------------------------------------------------------------------
 def _clusters(pred):
     members = defaultdict(list)
@@ -203,21 +210,21 @@ def heldout(args):
     different-event reports (bench/heldout_sets.py)."""
     import heldout_sets
 
-    s = heldout_sets.reposts_set(args.part if args.part != "all" else "test", n_seeds=args.seeds or 120)
+    s = heldout_sets.reposts_set(_built_part(args), n_seeds=args.seeds or 120)
     evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind, heldout_sets.ALONE_KINDS | {"hard_negative"}, s.hard_pairs)
 
 
 def burst(args):
     import heldout_sets
 
-    s = heldout_sets.burst_set(args.part if args.part != "all" else "test")
+    s = heldout_sets.burst_set(_built_part(args))
     evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind)
 
 
 def traditional(args):
     import heldout_sets
 
-    s = heldout_sets.traditional_set(args.part if args.part != "all" else "test", config=args.opencc)
+    s = heldout_sets.traditional_set(_built_part(args), config=args.opencc)
     copies = [i for i, k in s.kind.items() if k == "traditional"]
     _, preds = evaluate_orders(s.name, s.records, s.truth, args, args.orders or 5, s.kind)
     joined = spread([sum(c in p and p[c] == p.get(s.truth[c]) for c in copies) for p in preds])
