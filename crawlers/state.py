@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -37,7 +38,8 @@ CREATE TABLE IF NOT EXISTS validators (
 
 
 class CrawlState:
-    """Seen URLs and HTTP validators. ``CrawlState.memory()`` keeps nothing between runs."""
+    """Seen URLs and HTTP validators. ``CrawlState.memory()`` keeps nothing between runs.
+    Sources crawl concurrently and share one state: one connection, one lock."""
 
     def __init__(self, path: str | os.PathLike | None):
         if path is None:
@@ -48,7 +50,8 @@ class CrawlState:
             directory.mkdir(parents=True, exist_ok=True)
             self.path = directory / STATE_FILE
             target = str(self.path)
-        self._db = sqlite3.connect(target)
+        self._db = sqlite3.connect(target, check_same_thread=False)
+        self._lock = threading.Lock()
         self._db.executescript(_SCHEMA)
         self._db.commit()
 
@@ -57,7 +60,8 @@ class CrawlState:
         return cls(None)
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
     def __enter__(self) -> "CrawlState":
         return self
@@ -68,33 +72,36 @@ class CrawlState:
     # -- seen articles -------------------------------------------------------------------
 
     def is_seen(self, url: str) -> bool:
-        row = self._db.execute("SELECT 1 FROM seen WHERE url = ?", (canonical_url(url),)).fetchone()
+        with self._lock:
+            row = self._db.execute("SELECT 1 FROM seen WHERE url = ?", (canonical_url(url),)).fetchone()
         return row is not None
 
     def mark_seen(self, urls: list[tuple[str, str, str]]) -> None:
         """``(url, source, outcome)`` triples, committed together (one delivered batch)."""
         now = time.time()
-        with self._db:
+        with self._lock, self._db:
             self._db.executemany(
                 "INSERT OR REPLACE INTO seen (url, source, outcome, seen_at) VALUES (?, ?, ?, ?)",
                 [(canonical_url(u), s, o, now) for u, s, o in urls],
             )
 
     def seen_count(self, source: str | None = None) -> int:
-        if source is None:
-            return self._db.execute("SELECT COUNT(*) FROM seen").fetchone()[0]
-        return self._db.execute("SELECT COUNT(*) FROM seen WHERE source = ?", (source,)).fetchone()[0]
+        with self._lock:
+            if source is None:
+                return self._db.execute("SELECT COUNT(*) FROM seen").fetchone()[0]
+            return self._db.execute("SELECT COUNT(*) FROM seen WHERE source = ?", (source,)).fetchone()[0]
 
     # -- HTTP validators -----------------------------------------------------------------
 
     def validators(self, url: str) -> tuple[str | None, str | None]:
-        row = self._db.execute("SELECT etag, last_modified FROM validators WHERE url = ?", (url,)).fetchone()
+        with self._lock:
+            row = self._db.execute("SELECT etag, last_modified FROM validators WHERE url = ?", (url,)).fetchone()
         return (row[0], row[1]) if row else (None, None)
 
     def save_validators(self, url: str, etag: str | None, last_modified: str | None) -> None:
         if not etag and not last_modified:
             return
-        with self._db:
+        with self._lock, self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO validators (url, etag, last_modified, checked_at) VALUES (?, ?, ?, ?)",
                 (url, etag, last_modified, time.time()),

@@ -6,36 +6,49 @@ by prefix (everything under ``fetch/failures/`` is a failure by cause).
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from typing import Iterable, Mapping
 
 
 class CrawlStats:
-    """Counters per source; ``total()`` sums them. Not thread-safe (one crawl loop owns it)."""
+    """Counters per source; ``total()`` sums them. Sources crawl concurrently: updates and
+    reads hold a lock."""
 
     def __init__(self) -> None:
         self._by_source: dict[str, Counter[str]] = {}
+        self._lock = threading.Lock()
+
+    def add_source(self, source: str) -> None:
+        with self._lock:
+            self._by_source.setdefault(source, Counter())
 
     def inc(self, source: str, key: str, n: int = 1) -> None:
-        self._by_source.setdefault(source, Counter())[key] += n
+        with self._lock:
+            self._by_source.setdefault(source, Counter())[key] += n
 
     def get(self, source: str, key: str) -> int:
-        return self._by_source.get(source, Counter())[key]
+        with self._lock:
+            return self._by_source.get(source, Counter())[key]
 
     def for_source(self, source: str) -> Mapping[str, int]:
-        return dict(self._by_source.get(source, Counter()))
+        with self._lock:
+            return dict(self._by_source.get(source, Counter()))
 
     def sources(self) -> list[str]:
-        return list(self._by_source)
+        with self._lock:
+            return list(self._by_source)
 
     def total(self) -> Mapping[str, int]:
         out: Counter[str] = Counter()
-        for counter in self._by_source.values():
-            out.update(counter)
+        with self._lock:
+            for counter in self._by_source.values():
+                out.update(counter)
         return dict(out)
 
     def as_dict(self) -> dict[str, dict[str, int]]:
-        return {name: dict(sorted(c.items())) for name, c in self._by_source.items()}
+        with self._lock:
+            return {name: dict(sorted(c.items())) for name, c in self._by_source.items()}
 
 
 def with_prefix(counters: Mapping[str, int], prefix: str) -> dict[str, int]:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 import tomllib
 
+import pytest
+
+from crawlers.errors import HTTPStatusError, SinkError
 from crawlers.extract import element_text, extract_article, parse_html
+from crawlers.fetch import BackoffBudget, Fetcher, FetchPolicy
 from crawlers.runner import RunOptions, run_crawl
 from crawlers.sinks import JsonlSink
 from crawlers.sources import parse_sources
@@ -14,7 +19,7 @@ from crawlers.state import CrawlState
 from crawlers.stats import format_table
 
 from . import stories
-from .server import redirect, static
+from .server import redirect, static, status
 from .sites import page_b
 
 
@@ -87,3 +92,82 @@ def test_element_text_keeps_blocks_on_their_own_lines_and_skips_noise():
     assert element_text(soup.div) == "前言\n第一段\n换行\n行内\n一\n二\n尾"
     assert element_text(soup.div, remove=("ul",)) == "前言\n第一段\n换行\n行内尾"
     assert soup.find("ul") is not None  # the page itself is left whole
+
+
+# ---- one hostile site must not stall the others ------------------------------------------------
+
+def test_back_off_is_capped_per_host_and_per_run(make_server, sleeps):
+    busy, other = make_server(), make_server()
+    for srv in (busy, other):
+        srv.routes["/p"] = status(503, {"Retry-After": "600"})
+        srv.routes["/q"] = status(503, {"Retry-After": "600"})
+    budget = BackoffBudget(per_host=700, per_run=1000)
+    counts = []
+    fetcher = Fetcher(FetchPolicy(delay=0, max_retries=3, obey_robots=False), sleep=sleeps, backoff=budget)
+    for url in (busy.url("/p"), busy.url("/q"), other.url("/p")):
+        with pytest.raises(HTTPStatusError):
+            fetcher.fetch(url, count=counts.append)
+    # One Retry-After of 600 s on the busy host; its second URL and the other host (the run has
+    # 400 s left) fail at the first 503 instead of waiting 600 s three times over.
+    assert sleeps.calls == [600.0]
+    assert busy.paths().count("/p") == 2 and busy.paths().count("/q") == 1 and other.paths().count("/p") == 1
+    assert counts.count("retry/budget_spent") == 3
+
+
+def test_sources_crawl_concurrently_each_with_its_own_politeness(make_server, tmp_path, sleeps):
+    stuck, fine = make_server(), make_server()
+    fine_done = threading.Event()
+    waited = {}
+
+    def held_until_the_other_source_is_done(req):
+        waited["other source finished first"] = fine_done.wait(10)  # sequential runs would wait it out
+        return static(f'<a href="/a/1.html">1</a>')(req)
+
+    stuck.routes["/index.html"] = held_until_the_other_source_is_done
+    stuck.routes["/a/1.html"] = static(page_b(stories.FLOOD))
+    fine.routes["/index.html"] = static('<a href="/a/2.html">2</a>')
+    fine.routes["/a/2.html"] = static(page_b(stories.LAUNCH))
+    toml = f"""
+[[sources]]
+name = "stuck"
+start_urls = ["{stuck.base}/index.html"]
+user_agent = "stuck-bot/1.0"
+delay = 0
+timeout = 15
+
+[[sources]]
+name = "fine"
+start_urls = ["{fine.base}/index.html"]
+user_agent = "fine-bot/1.0"
+delay = 0
+"""
+
+    def progress(source, event, detail):
+        if source == "fine" and event == "source_done":
+            fine_done.set()
+
+    sink = JsonlSink(tmp_path / "out.jsonl")
+    stats = run_crawl(parse_sources(tomllib.loads(toml)), sink, CrawlState.memory(), options=RunOptions(sleep=sleeps), progress=progress)
+    sink.close()
+    assert waited == {"other source finished first": True}
+    assert stats.get("stuck", "articles/parsed") == 1 and stats.get("fine", "articles/parsed") == 1
+    assert {r.headers["User-Agent"] for r in stuck.log} == {"stuck-bot/1.0"}
+    assert {r.headers["User-Agent"] for r in fine.log} == {"fine-bot/1.0"}
+    assert stats.sources() == ["stuck", "fine"]
+
+
+def test_a_refusing_sink_stops_every_source_and_marks_nothing(make_server, sleeps):
+    sites = [make_server() for _ in range(3)]
+    for i, srv in enumerate(sites):
+        srv.routes["/index.html"] = static(f'<a href="/a/{i}.html">x</a>')
+        srv.routes[f"/a/{i}.html"] = static(page_b(stories.GDP_REPOST))
+
+    class Refusing:
+        def send(self, records):
+            raise SinkError("indexer down")
+
+    toml = "".join(f'[[sources]]\nname = "s{i}"\nstart_urls = ["{srv.base}/index.html"]\ndelay = 0\n\n' for i, srv in enumerate(sites))
+    state = CrawlState.memory()
+    with pytest.raises(SinkError):
+        run_crawl(parse_sources(tomllib.loads(toml)), Refusing(), state, options=RunOptions(sleep=sleeps, batch_size=1))
+    assert state.seen_count() == 0
