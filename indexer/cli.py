@@ -263,9 +263,13 @@ def evaluate(path: str, truth_key: str, config: str | None, sets: tuple[str, ...
 @click.option("--plot", "plot_path", default="tune-pr.png", show_default=True, help="Precision-recall plot (PNG).")
 @click.option("--min-precision", default=0.95, show_default=True, help="Recommend the best F1 at or above this precision.")
 @click.option("--limit", default=0, help="Use only the first N pairs (0: all).")
-def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], plot_path: str, min_precision: float, limit: int) -> None:
+@click.option("--fit", "fit_path", type=click.Path(dir_okay=False), default=None,
+              help="Also fit the semantic pair model on these pairs and write it here (use it with --set decision.semantic_model=PATH).")
+def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], plot_path: str, min_precision: float, limit: int,
+         fit_path: str | None) -> None:
     """Sweep each layer's threshold on labelled pairs ({"a","b",LABEL} or {"source","target",LABEL}):
-    P/R/F1 table, a precision-recall PNG and the recommended settings."""
+    P/R/F1 table, a precision-recall PNG and the recommended settings. With --fit, refit the learned
+    semantic decision on them (5-fold cross-validated P/R/F1 and calibration are printed)."""
     from .features import Featurizer
     from .features.embedding import create_embedder
     from .pipeline import Indexer
@@ -304,6 +308,28 @@ def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], 
     click.echo(f"\nprecision-recall plot: {plot_path}")
     click.echo("recommended settings (each layer alone; check them together with `newsdedup eval`):")
     click.echo(settings_snippet(sweeps, settings.simhash.bands) or "(no threshold reaches the precision floor)")
+    if fit_path:
+        _fit_pair_model(evidence, labels, fit_path, min_precision, pairs)
+
+
+def _fit_pair_model(evidence, labels, path: str, min_precision: float, source: str) -> None:
+    import numpy as np
+
+    from .compare.model import features, fit_model
+
+    if len(set(labels)) < 2:
+        raise CliError("--fit needs pairs of both labels")
+    x = np.vstack([features(ev) for ev in evidence])
+    model, report = fit_model(x, np.asarray(labels), [str(i) for i in range(len(labels))], min_precision=min_precision,
+                              min_precision_headlines=min_precision, about={"fitted_on": f"{Path(source).name}: {len(labels)} pairs"})
+    click.echo(f"\nsemantic pair model, 5-fold cross-validated (threshold per regime at precision >= {min_precision}):")
+    for name in ("article_pairs", "headline_pairs"):
+        if name in report:
+            r = report[name]
+            click.echo(f"  {name}: {r['pairs']} pairs, threshold {r['threshold']:.3f}: P {r['precision']:.4f} R {r['recall']:.4f} F1 {r['f1']:.4f}")
+    click.echo("  calibration (out-of-fold): " + "; ".join(f"{b['bin']} predicted {b['predicted']} observed {b['observed']} ({b['pairs']})" for b in report["calibration"]))
+    model.save(path)
+    click.echo(f"wrote {path}: use it with --set decision.semantic_model={path}")
 
 
 @main.command("config")

@@ -71,6 +71,7 @@ class DecisionSettings:
     semantic_min_cosine: float = _opt(0.60, lo=-1.0, hi=1.0, doc="embedding cosine a semantic match needs whatever the headlines share")
     near_containment: float = _opt(0.80, lo=0.0, hi=1.0, doc="shingle containment that makes a trimmed repost a near match")
     cluster_threshold: float = _opt(0.40, lo=-2.0, hi=3.0, doc="a near/semantic joiner must reach this event score to the cluster's canonical article")
+    semantic_model: str = _opt("rules", doc="semantic decision: rules (event_threshold + semantic_min_cosine), builtin (the learned pair model), or a model file from `tune --fit`")
     template_guard: bool = _opt(True, doc="refuse matches whose differences are numbers or names (templated reports)")
     layers: str = _opt("exact,near,semantic", doc="duplicate layers that may match, comma-separated (to measure or switch off one)")
 

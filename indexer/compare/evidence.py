@@ -16,7 +16,10 @@ from ..features.title_grams import cosine as title_cosine
 from ..settings import Settings
 from .rules import FIGURE_SLOTS, place_conflict, story_template_difference, title_number_conflict
 from .sides import Side, lead, shingle_text
+from .specifics import specifics_conflict
 
+# A body shorter than this (compact characters) leaves a side with its headline only.
+HEADLINE_ONLY_BODY = 20
 # Shingle containment from which two texts count as one frame for the template check, and from
 # which semantic candidates' bodies are checked for substituted figures.
 TEMPLATE_FRAME_CONTAINMENT = 0.8
@@ -35,6 +38,7 @@ class PairEvidence:
     title_numbers_conflict: bool
     template: str | None  # why the pair looks like a templated report, or None
     specifics: str | None = None  # which event specific differs (place, date, figure), or None
+    headline_only: bool = False  # neither side has a body worth the name (headline pairs)
 
 
 def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
@@ -67,8 +71,12 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
                     else None
                 )
             )
+            if template is None:
+                # Same topic, same city: the same event only if the specifics both leads state agree.
+                specifics = specifics_conflict(a.specifics, b.specifics)
     return PairEvidence(
         exact=exact, hamming=dist, short=short, containment=cont, cosine=cosine, title_sim=title_sim,
         event_score=event, title_numbers_conflict=title_number_conflict(a.text.clean_title, b.text.clean_title),
         template=template, specifics=specifics,
+        headline_only=max(len(a.shingles), len(b.shingles)) < HEADLINE_ONLY_BODY,
     )

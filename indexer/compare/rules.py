@@ -239,12 +239,14 @@ def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings
             return Verdict(Reason.NEAR, round(1.0 - ev.hamming / 64.0, 4))
         if ev.containment >= decision.near_containment:
             return Verdict(Reason.NEAR, round(ev.containment, 4))
-    if (
-        decision.enabled("semantic")
-        and ev.event_score is not None
-        and ev.event_score >= decision.event_threshold
-        and ev.cosine >= decision.semantic_min_cosine
-        and not ev.title_numbers_conflict
-    ):
+    if not decision.enabled("semantic") or ev.cosine is None or ev.title_numbers_conflict or ev.specifics:
+        return None
+    from .model import load_model  # noqa: PLC0415 - model imports evidence, which imports this module
+
+    model = load_model(decision.semantic_model)
+    if model is not None:
+        p = model.probability(ev)
+        return Verdict(Reason.SEMANTIC, round(p, 4)) if p >= model.threshold_for(ev) else None
+    if ev.event_score >= decision.event_threshold and ev.cosine >= decision.semantic_min_cosine:
         return Verdict(Reason.SEMANTIC, round(ev.event_score, 4))
     return None

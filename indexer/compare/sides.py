@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from ..cleaning import exact_form
 from ..features import TextFeatures
 from ..features.exact import MIN_BODY_CHARS_FOR_KEY
 from ..features.shingles import shingles
+from .specifics import Specifics, extract_specifics
 
 # Characters of the body after the headline that count as the lead: where a report says where
 # and when it happened.
@@ -31,6 +33,11 @@ class Side:
     @classmethod
     def of(cls, article_id: str, text: TextFeatures, vector: np.ndarray | None, publish_time: datetime | None) -> "Side":
         return cls(article_id, text, shingles(shingle_text(text)), vector, publish_time)
+
+    @cached_property
+    def specifics(self) -> Specifics:
+        """Event specifics, read when a semantic comparison first needs them."""
+        return extract_specifics(self.text.clean_title, self.text.clean_body, self.publish_time)
 
 
 def shingle_source(clean_title: str, clean_body: str) -> str:
