@@ -19,6 +19,14 @@ Writes: ``op_type=create`` with ``_id`` = article id (first write wins; 409 is "
 through ``es_bulk`` (retries, dead letter, ``BulkWriteError``). Rollover is not done by default; if
 the alias has several backing indices, ids are looked up across the alias before writing, since
 ``_id`` is only unique within one index.
+
+Cluster merges and splits (``merge_clusters``, ``write(articles, merges)``, ``split_article``) are
+logged in their own index (``es_changes``): a merge is recorded as pending before the articles
+whose decision made it are written, then applied and marked applied; what a crash leaves
+unfinished is finished when a store opens (or on its next write). Members are found with a
+``term`` on ``cluster_id`` and re-pointed with bulk partial-document updates (no scripts), which
+are idempotent; the alias is refreshed before members are read and after they are changed, so
+neither searches nor the in-flight buffer answer with a cluster id a change replaced.
 """
 
 from __future__ import annotations
@@ -708,7 +716,8 @@ class ElasticsearchStore:
             return
         from elasticsearch import helpers
 
-        actions = [{"_op_type": "update", "_index": index, "_id": aid, "doc": doc} for aid, (index, doc) in updates.items()]
+        actions = [{"_op_type": "update", "_index": index, "_id": aid, "doc": doc, "retry_on_conflict": 3}
+                   for aid, (index, doc) in updates.items()]
         failed: dict[str, tuple[Any, str]] = {}
         with translate(what, self.target):
             for ok, item in helpers.streaming_bulk(

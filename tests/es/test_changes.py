@@ -7,6 +7,7 @@ search does not see yet, and a deployment without the log index.
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 
 import pytest
@@ -168,6 +169,47 @@ def test_members_written_a_moment_ago_are_moved_and_lookups_answer_with_the_new_
     assert [a.cluster_id for a in store.find_exact(["kb3"])["kb3"]] == ["a"]
     assert [a.cluster_id for a in store.find_exact(["kb2"])["kb2"]] == ["a"]
     assert store.get_many(["b3"])["b3"].cluster_id == "a"
+
+
+# ---- through the indexer ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("batch_size", [1, 3])
+def test_every_arrival_order_gives_the_embedded_stores_clusters(log_store, tmp_path, batch_size):
+    """The indexer's merges (tests/test_clusters.py) through this store: same outcomes and same
+    clusters as the embedded store for shuffled arrival orders, with no automatic refresh."""
+    from indexer.features import Featurizer
+    from indexer.features.simhash import FINGERPRINT_LAYOUT
+    from indexer.pipeline import Indexer
+    from indexer.settings import Settings
+    from indexer.store.sqlite import SqliteStore
+    from tests.conftest import TableEmbedder
+    from tests.test_clusters import EMBEDDER, STORIES
+
+    settings = Settings().replace(**{"input.batch_size": batch_size})
+    embedder = TableEmbedder(EMBEDDER)
+
+    def run(store, order):
+        outcomes = Indexer(settings, store, Featurizer(settings, embedder)).index_many(order)
+        stored = {a.id: (a.cluster_id, a.is_canonical, a.dup_of, a.dup_reason) for a in store.iter_articles()}
+        decided = [(o.article_id, o.decision, o.cluster_id, o.dup_of, o.reason, o.merged) for o in outcomes]
+        return decided, stored, [(c.into, c.source, c.article_id) for c in store.cluster_changes()]
+
+    rng = random.Random(batch_size)
+    # first the copies that start two clusters per story (head and tail), then shuffled orders
+    bridged = sorted(STORIES, key=lambda r: not r["id"].endswith(("-head", "-tail")))
+    merged_somewhere = False
+    for trial in range(3):
+        order = bridged if trial == 0 else rng.sample(STORIES, len(STORIES))
+        sqlite = SqliteStore(tmp_path / f"sqlite{trial}", vector_dims=embedder.dims, embedding_model=embedder.name,
+                             fingerprint_layout=FINGERPRINT_LAYOUT, bands=settings.simhash.bands)
+        try:
+            expected = run(sqlite, order)
+        finally:
+            sqlite.close()
+        merged_somewhere |= bool(expected[2])
+        es = log_store(dims=embedder.dims, model=embedder.name, bands=settings.simhash.bands)
+        assert run(es, order) == expected, [r["id"] for r in order]
+        assert len({cluster for cluster, *_ in expected[1].values()}) == 2  # the two stories
+    assert merged_somewhere  # the orders exercise merges
 
 
 # ---- the log index ----------------------------------------------------------------------------------
