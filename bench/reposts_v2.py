@@ -196,6 +196,10 @@ RECIPES: dict[str, tuple[str, ...]] = {
     "synonyms": ("synonyms", "title_from_lead"),
     "spacing": ("spacing", "retag"),
 }
+# Order of application: edits of the story's text, then of its headline, then furniture around it,
+# so a reorder never moves a dateline and a headline is never cut from a dateline.
+_STAGE = {"reorder": 0, "trim_top": 0, "teaser": 0, "drop_sentences": 0, "synonyms": 0, "spacing": 0,
+          "title_from_lead": 1, "retag": 2, "dateline": 2, "copyright": 2, "furniture": 2, "html": 2}
 COMBO_POOL = ("dateline", "copyright", "furniture", "retag", "title_from_lead", "reorder", "trim_top",
               "teaser", "drop_sentences", "synonyms", "html", "spacing")
 
@@ -208,8 +212,7 @@ def make_repost(article: dict, kind: str, rng: random.Random, day: int) -> dict:
         return partial_quote(article, rng, ctx["site"])
     steps = rng.sample(COMBO_POOL, 3) if kind == "combo" else RECIPES[kind]
     draft = Draft(article["title"], blocks(article["content"]))
-    # Paragraph edits before furniture, so a reorder never moves a dateline or a footer.
-    for name in sorted(steps, key=lambda s: s not in ("reorder", "trim_top", "teaser", "drop_sentences", "synonyms")):
+    for name in sorted(steps, key=_STAGE.get):
         OPERATORS[name](draft, rng, ctx)
     title, content = draft.render(ctx["site"])
     return {"title": title, "content": content, "kind": kind}

@@ -176,3 +176,10 @@ def test_traditional_set_pairs_each_copy_with_its_original():
     for c in copies:
         original = by_id[s.truth[c]]
         assert by_id[c]["content"] != original["content"] and len(by_id[c]["content"]) == len(original["content"])
+
+
+def test_headline_is_cut_from_the_story_not_from_added_furniture(monkeypatch):
+    monkeypatch.setitem(reposts_v2.RECIPES, "furniture_then_title", ("dateline", "title_from_lead"))
+    for seed in range(10):
+        r = reposts_v2.make_repost(ARTICLE, "furniture_then_title", random.Random(seed), 12)
+        assert r["title"].startswith("12日凌晨2时许"), r["title"]
