@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import os
+import ssl
 import urllib.error
 import urllib.request
 import uuid
@@ -19,10 +21,12 @@ from typing import Any
 import click
 
 from .errors import NewsdedupError
-from .features.simhash import FINGERPRINT_LAYOUT
 from .cli_options import common_options, settings_from_options
 from .settings import Settings
 from .store import is_remote
+from .store.es_config import redact_url
+
+log = logging.getLogger(__name__)
 
 KIBANA_DIR = Path(__file__).resolve().parents[1] / "es_mappings" / "kibana"
 DATA_VIEW_TYPE = "index-pattern"
@@ -48,8 +52,10 @@ def _dims(settings: Settings, dims: int | None) -> int | None:
 
 
 def _client_and_schema(settings: Settings, dims: int | None):
-    from .store.es_config import describe_target, es_config, hosts_from_location, make_client
-    from .store.es_schema import build_schema
+    """``(client, schema, target)``, built as the store builds them (``client_from_settings``,
+    ``schema_options``), so ``es init`` makes the index the daemon and ``ingest`` expect."""
+    from .store.es_config import client_from_settings
+    from .store.es_schema import build_schema, schema_options
 
     if not is_remote(settings.store.path):
         raise click.UsageError(f"store.path is {settings.store.path!r}; set it to the Elasticsearch URL (http(s)://...)")
@@ -57,12 +63,9 @@ def _client_and_schema(settings: Settings, dims: int | None):
         import elasticsearch  # noqa: F401 - only to give a clear message when the extra is missing
     except ImportError as exc:
         raise click.ClickException("the Elasticsearch store needs: pip install 'newsdedup[es]'") from exc
-    cfg = es_config(settings)
-    hosts = hosts_from_location(settings.store.path)
-    schema = build_schema(cfg, vector_dims=dims, embedding_model=settings.embedding.model,
-                          fingerprint_layout=FINGERPRINT_LAYOUT, bands=settings.simhash.bands,
-                          hnsw_m=settings.store.ann_m, hnsw_ef_construction=settings.store.ann_ef_construction)
-    return make_client(hosts, cfg), schema, describe_target(hosts, cfg), cfg
+    client, cfg, target = client_from_settings(settings)
+    schema = build_schema(cfg, vector_dims=dims, embedding_model=settings.embedding.model, **schema_options(settings))
+    return client, schema, target
 
 
 _dims_opt = click.option("--dims", type=int, default=None,
@@ -85,7 +88,7 @@ def es_init(ctx: click.Context, config: str | None, store: str | None, sets: tup
     from .store.es_schema import init
 
     settings = _settings(ctx, config, store, sets)
-    client, schema, target, _ = _client_and_schema(settings, _dims(settings, dims))
+    client, schema, target = _client_and_schema(settings, _dims(settings, dims))
     try:
         with translate("es init", target):
             check_version(client.info(), target)
@@ -108,7 +111,7 @@ def es_check(ctx: click.Context, config: str | None, store: str | None, sets: tu
     from .store.es_schema import backing_indices, check_mapping
 
     settings = _settings(ctx, config, store, sets)
-    client, schema, target, _ = _client_and_schema(settings, _dims(settings, dims))
+    client, schema, target = _client_and_schema(settings, _dims(settings, dims))
     try:
         with translate("es check", target):
             info = client.info()
@@ -164,8 +167,22 @@ def _auth_header(cfg) -> dict[str, str]:
     return {}
 
 
+def tls_context(url: str, cfg) -> ssl.SSLContext | None:
+    """For an https Kibana: verification against ``es.ca_certs`` (the system CAs when empty), or none
+    with ``es.verify_certs = false``, as for Elasticsearch. None for plain http."""
+    if not url.lower().startswith("https://"):
+        return None
+    context = ssl.create_default_context(cafile=cfg.ca_certs or None)
+    if not cfg.verify_certs:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        log.warning("TLS certificate verification is off for Kibana at %s", url)
+    return context
+
+
 def import_saved_objects(kibana_url: str, objects: list[dict[str, Any]], headers: dict[str, str],
-                         space: str | None = None, timeout: float = 60.0) -> dict[str, Any]:
+                         space: str | None = None, timeout: float = 60.0,
+                         context: ssl.SSLContext | None = None) -> dict[str, Any]:
     """``POST /api/saved_objects/_import?overwrite=true`` (multipart, ``kbn-xsrf``); Kibana's answer."""
     body, content_type = _multipart(objects)
     prefix = f"/s/{space}" if space else ""
@@ -174,13 +191,17 @@ def import_saved_objects(kibana_url: str, objects: list[dict[str, Any]], headers
         headers={"kbn-xsrf": "true", "Content-Type": content_type, **headers},
     )
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as resp:
+        with urllib.request.urlopen(request, timeout=timeout, context=context) as resp:
             return json.loads(resp.read().decode("utf-8"))
     except urllib.error.HTTPError as exc:
         detail = exc.read().decode("utf-8", "replace")[:500]
+        if exc.code == 401:
+            sent = "the credentials sent were refused" if "Authorization" in headers else "no credentials were sent"
+            detail = (f"{sent}; set es.username/es.password or es.api_key (NEWSDEDUP_ES_USERNAME, "
+                      f"NEWSDEDUP_ES_PASSWORD, NEWSDEDUP_ES_API_KEY): {detail}")
         raise click.ClickException(f"Kibana answered {exc.code}: {detail}") from exc
     except urllib.error.URLError as exc:
-        raise click.ClickException(f"cannot reach Kibana at {kibana_url}: {exc.reason}") from exc
+        raise click.ClickException(f"cannot reach Kibana at {redact_url(kibana_url)}: {exc.reason}") from exc
 
 
 @click.group("kibana")
@@ -199,12 +220,13 @@ def kibana() -> None:
 def kibana_import(ctx: click.Context, config: str | None, store: str | None, sets: tuple[str, ...], kibana_url: str,
                   space: str | None, folder: Path) -> None:
     """Import the newsdedup data view, saved search and dashboard (overwriting older copies).
-    Authenticates with the es.api_key or es.username/es.password settings."""
-    from .store.es_config import es_config, redact_url
+    Authenticates with the es.api_key or es.username/es.password settings; an https Kibana is
+    verified with es.ca_certs and es.verify_certs."""
+    from .store.es_config import es_config
 
     cfg = es_config(_settings(ctx, config, store, sets))
     objects = load_saved_objects(folder, cfg.index)
-    result = import_saved_objects(kibana_url, objects, _auth_header(cfg), space)
+    result = import_saved_objects(kibana_url, objects, _auth_header(cfg), space, context=tls_context(kibana_url, cfg))
     if not result.get("success"):
         errors = "; ".join(f"{e.get('type')}/{e.get('id')}: {e.get('error', {}).get('type')}" for e in result.get("errors", []))
         raise click.ClickException(f"Kibana imported {result.get('successCount', 0)} of {len(objects)} objects: {errors}")

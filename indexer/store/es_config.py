@@ -94,6 +94,15 @@ def hosts_from_location(location: str) -> list[str]:
     return [h.strip() for h in location.split(",") if h.strip()]
 
 
+def client_from_settings(settings: Any) -> tuple[Any, Any, str]:
+    """``(client, es settings, target)`` for ``store.path``: the validated ``[es]`` section, a client
+    built from it, and the target as messages name it (no credentials). The store and the ``es``
+    commands both connect through here."""
+    cfg = es_config(settings)
+    hosts = hosts_from_location(settings.store.path)
+    return make_client(hosts, cfg), cfg, describe_target(hosts, cfg)
+
+
 @contextmanager
 def translate(what: str, target: str) -> Iterator[None]:
     """Turn elasticsearch/elastic_transport exceptions into newsdedup's, naming the operation.

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, StoreError, StoreSchemaError
+from ..features.simhash import FINGERPRINT_LAYOUT
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,13 @@ def expected_meta(*, vector_dims: int | None, embedding_model: str, fingerprint_
         "fingerprint_layout": fingerprint_layout,
         "simhash_bands": str(bands),
     }
+
+
+def schema_options(settings: Any) -> dict[str, Any]:
+    """The arguments of ``build_schema`` that come from the settings other than ``[es]``: the store and
+    ``newsdedup es init`` take them from here, so both make the same index."""
+    return {"fingerprint_layout": FINGERPRINT_LAYOUT, "bands": settings.simhash.bands,
+            "hnsw_m": settings.store.ann_m, "hnsw_ef_construction": settings.store.ann_ef_construction}
 
 
 def build_schema(cfg: Any, *, vector_dims: int | None, embedding_model: str, fingerprint_layout: str, bands: int,

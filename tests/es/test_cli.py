@@ -80,3 +80,31 @@ def test_open_store_routes_an_http_url_to_elasticsearch(cli_env, server):
         assert store.stats().articles == 0
     finally:
         store.close()
+
+
+def test_es_init_makes_the_index_the_daemon_would_make(cli_env, server, monkeypatch):
+    """``es init`` on the host and a store that creates its own index (the daemon, ``ingest``) build
+    client and schema the same way: same mapping, same settings. Replicas follow the nodes there
+    are, up to es.replicas (auto_expand_replicas), so neither leaves a single node yellow."""
+    from indexer.settings import load_settings
+    from indexer.store import open_store
+
+    monkeypatch.delenv("NEWSDEDUP_ES_REPLICAS")  # the default, as on a host without settings
+    assert CliRunner().invoke(es, ["init"]).exit_code == 0
+    by_daemon = f"{cli_env}-daemon"
+    store = open_store(load_settings(overrides={"es.index": by_daemon}), vector_dims=None, embedding_model="none")
+    try:
+        client = store.client
+
+        def made(alias):
+            [(_, settings)] = client.indices.get_settings(index=alias).items()
+            [(_, mapping)] = client.indices.get_mapping(index=alias).items()
+            index = settings["settings"]["index"]
+            return {k: index.get(k) for k in ("number_of_shards", "auto_expand_replicas", "refresh_interval")}, mapping
+
+        settings, mapping = made(cli_env)
+        assert settings == {"number_of_shards": "1", "auto_expand_replicas": "0-1", "refresh_interval": "1s"}
+        assert made(by_daemon) == (settings, mapping)
+    finally:
+        drop(store.client, store.schema)
+        store.close()
