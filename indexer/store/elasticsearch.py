@@ -41,19 +41,12 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from ..errors import BulkWriteError, StoreError, StoreSchemaError, StoreUnavailable
-from ..features.simhash import FINGERPRINT_LAYOUT, from_signed, to_signed
+from ..features.simhash import from_signed, to_signed
 from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow
 from .es_bulk import RETRYABLE_STATUS, bulk_create, dead_letter
 from .es_changes import APPLIED, APPLYING, PENDING, SKIPPED, ChangeLog, LoggedChange
-from .es_config import (
-    check_version,
-    describe_target,
-    es_config,
-    hosts_from_location,
-    make_client,
-    translate,
-)
-from .es_schema import Schema, backing_indices, build_schema, check_mapping, init
+from .es_config import check_version, client_from_settings, translate
+from .es_schema import Schema, backing_indices, build_schema, check_mapping, init, schema_options
 
 log = logging.getLogger(__name__)
 
@@ -229,14 +222,10 @@ class ElasticsearchStore:
 
     @classmethod
     def from_settings(cls, settings, *, vector_dims: int | None, embedding_model: str) -> "ElasticsearchStore":
-        cfg = es_config(settings)
-        hosts = hosts_from_location(settings.store.path)
-        client = make_client(hosts, cfg)
+        client, cfg, target = client_from_settings(settings)
         try:
             return cls(client, cfg, vector_dims=vector_dims, embedding_model=embedding_model,
-                       fingerprint_layout=FINGERPRINT_LAYOUT, bands=settings.simhash.bands,
-                       num_candidates=settings.decision.knn_num_candidates, hnsw_m=settings.store.ann_m,
-                       hnsw_ef_construction=settings.store.ann_ef_construction, target=describe_target(hosts, cfg))
+                       num_candidates=settings.decision.knn_num_candidates, target=target, **schema_options(settings))
         except BaseException:
             client.close()
             raise
