@@ -28,6 +28,7 @@ _BLOCK_TAGS = ("p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6",
 # What get_text() counts as text: plain strings and CDATA, not comments, doctypes or the strings
 # of <script>/<style>/<template>, which bs4 gives their own NavigableString subclasses.
 _TEXT_TYPES = (NavigableString, CData)
+_MARKUP = re.compile(r"<[A-Za-z/!?]")  # the start of a tag, end tag, comment or processing instruction
 _SPACES = re.compile(r"[ \t\r\f\v\u3000\xa0]+")
 _TIME_META = (
     ("property", "article:published_time"), ("name", "publishdate"), ("name", "PubDate"), ("name", "pubdate"),
@@ -80,6 +81,18 @@ def element_text(el: Tag, remove: tuple[str, ...] = ()) -> str:
         elif type(node) in _TEXT_TYPES:
             parts.append(str(node))
     return clean_lines("".join(parts))
+
+
+def title_text(title: str) -> str:
+    """A title as the plain text it is meant to be. A headline never needs tags, but feeds and
+    og:title often carry escaped HTML (``&lt;b&gt;``), and a hostile one ``<img onerror=...>``
+    or ``<script>``: when the title holds something that reads as a tag or comment, it is parsed
+    as HTML and only its text kept (script and style contents dropped, entities decoded).
+    ``营收<5亿元`` or ``《三体》`` hold no tag and stay as they are. The result is text, not
+    safe HTML: every view must still escape it."""
+    if not _MARKUP.search(title):
+        return title
+    return element_text(parse_html(title)).replace("\n", " ")
 
 
 def extract_links(soup: BeautifulSoup, base_url: str, selector: str = "", pattern: str = "") -> list[str]:

@@ -17,7 +17,7 @@ from indexer.urls import canonical_url
 
 from .encoding import mojibake_ratio
 from .errors import DropArticle
-from .extract import clean_lines
+from .extract import clean_lines, title_text
 
 MAX_MOJIBAKE_RATIO = 0.005
 MAX_TITLE_CHARS = 300
@@ -49,7 +49,9 @@ Step = Callable[[CrawledArticle], CrawledArticle]
 
 
 def normalize_whitespace(article: CrawledArticle) -> CrawledArticle:
-    title = " ".join(article.title.split())
+    """Whitespace collapsed, and a title that holds markup read as the text it means (see
+    ``extract.title_text``)."""
+    title = " ".join(title_text(article.title).split())
     return dataclasses.replace(article, title=title, content=clean_lines(article.content), url=canonical_url(article.url))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from html import escape
 import threading
 import time
 import tomllib
@@ -10,7 +11,7 @@ import tomllib
 import pytest
 
 from crawlers.errors import HTTPStatusError, SinkError
-from crawlers.extract import element_text, extract_article, parse_html
+from crawlers.extract import element_text, extract_article, parse_html, title_text
 from crawlers.fetch import BackoffBudget, Fetcher, FetchPolicy
 from crawlers.runner import RunOptions, run_crawl
 from crawlers.sinks import JsonlSink
@@ -171,3 +172,46 @@ def test_a_refusing_sink_stops_every_source_and_marks_nothing(make_server, sleep
     with pytest.raises(SinkError):
         run_crawl(parse_sources(tomllib.loads(toml)), Refusing(), state, options=RunOptions(sleep=sleeps, batch_size=1))
     assert state.seen_count() == 0
+
+
+# ---- markup in titles ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("raw", "text"),
+    [
+        ("<img src=x onerror=alert(1)>央行宣布降准<script>alert(1)</script>", "央行宣布降准"),
+        ("<b>AT&amp;T</b> 发布财报", "AT&T 发布财报"),
+        ("<!-- x -->标题", "标题"),
+        ("营收<5亿元 利润>3亿元", "营收<5亿元 利润>3亿元"),
+        ("《三体》<续集>上映 & A&amp;B", "《三体》<续集>上映 & A&amp;B"),
+        ("<img src=x onerror=alert(1)>", ""),
+    ],
+)
+def test_titles_are_text_markup_read_as_html(raw, text):
+    assert title_text(raw) == text
+
+
+def test_titles_from_feeds_and_og_title_reach_the_output_as_text(server, tmp_path, sleeps):
+    hostile = "<img src=x onerror=alert(1)>降准落地<script>alert(document.cookie)</script>"
+    items = f"<item><title>{escape(hostile)}</title><link>{server.base}/a/1.html</link><description>{escape(stories.GDP['paragraphs'][0])}</description></item>"
+    server.routes["/rss.xml"] = static(f'<?xml version="1.0"?><rss version="2.0"><channel>{items}</channel></rss>', "application/rss+xml")
+    page = page_b(stories.EV).replace(f'<meta property="og:title" content="{escape(stories.EV["title"])}">', f'<meta property="og:title" content="{escape(hostile)}">')
+    server.routes["/index.html"] = static('<a href="/b/1.html">x</a>')
+    server.routes["/b/1.html"] = static(page)
+    toml = f"""
+[defaults]
+delay = 0
+min_content_chars = 10
+
+[[sources]]
+name = "feed"
+type = "feed"
+follow_links = false
+start_urls = ["{server.base}/rss.xml"]
+
+[[sources]]
+name = "page"
+start_urls = ["{server.base}/index.html"]
+"""
+    stats, records = crawl(toml, tmp_path, sleeps)
+    assert sorted(r["title"] for r in records) == ["降准落地", "降准落地"]
