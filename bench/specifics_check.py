@@ -1,16 +1,20 @@
 """How often the event-specifics check (indexer/compare/specifics.py) calls two reports different
-events, on pairs whose truth is known:
+events, on pairs whose truth is known, for one split part (bench/splits.py; ``tune`` by default,
+quote ``test``):
 
-* reposts of one real article (bench/datasets.py ``repost_set``): every pair within a story
-  (original and repost, repost and repost) is one event; any conflict here is a false split;
+* reposts of one real article, from both generators (``datasets.repost_set``, and the held-out
+  ``heldout_sets.reposts_set`` with reposts published before their original, reorders, partial
+  quotes): every pair within a story is one event, so every conflict here is a false split;
 * ecom2022 dev articles with one event id: independent reports of one event, which legitimately
-  differ in details; their conflict rate bounds what the check can cost in recall;
-* cec_news articles of one category (fire, food poisoning, earthquake, traffic accident, attack):
-  almost all pairs are different events of one kind, and pairs naming the same city are the case
-  the check is for. The corpus does not mark the few reports of one incident from two outlets, so
-  the pairs whose headlines share most of their characters are counted apart and printed.
+  differ in details (ecom's events also span days or weeks); their conflict rate bounds what
+  the check can cost in recall where the semantic layer would have merged them;
+* cec_news reports of distinct events (``hard_negatives.distinct_events``: no two of one kind
+  within ten days): every pair of one category, the pairs naming one place
+  (``hard_negatives.same_place_pairs``, the case the check is for), and the same pairs with
+  their dates left out, as if both events had happened on one day, so that only places,
+  figures and people can tell them apart.
 
-    python bench/specifics_check.py [--examples 8]
+    python bench/specifics_check.py [--part tune|test] [--examples 8]
 
 Prints rates and examples of each kind of decision; reads ../shared/data (see bench/datasets.py).
 """
@@ -19,22 +23,21 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
-import random
 import sys
 import time
 from collections import Counter, defaultdict
-from datetime import datetime, timezone
+from dataclasses import replace
+from datetime import date, datetime, timezone
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import datasets  # noqa: E402
+import datasets  # noqa: E402
+import hard_negatives  # noqa: E402
+import heldout_sets  # noqa: E402
 from indexer.cleaning import clean_body, clean_title  # noqa: E402
-from indexer.compare.specifics import _COARSE_NAMES, extract_specifics, specifics_conflict  # noqa: E402
-
-# Countries and regions are coarse too, but two reports naming 美国 are not "in one city".
-_NOT_CITIES = frozenset("中国 全国 国内 海外 境外 内地 大陆 华北 华东 华南 华中 西南 西北 东北 中原 江南 亚洲 欧洲 非洲 美洲 南方 北方 沿海 当地 各地".split())
+from indexer.compare.specifics import extract_specifics, specifics_conflict  # noqa: E402
 
 
 def specifics_of(record: dict, publish_time=None):
@@ -55,81 +58,63 @@ def _report(name: str, pairs: list[tuple], examples: int) -> None:
         print(f"    {reason}\n      {a[:60]}\n      {b[:60]}")
 
 
-def repost_pairs(examples: int) -> None:
-    records, truth = datasets.repost_set()
+def _story_pairs(records: list[dict], truth: dict[str, str], kind) -> tuple[list, list]:
+    """(pairs with the original, all pairs) within each story; kind(record) labels a record."""
     groups = defaultdict(list)
     for r in records:
-        if r.get("kind") != "template":
-            groups[truth[r["id"]]].append(r)
+        groups[truth[r["id"]]].append(r)
     pairs, with_orig = [], []
-    for group in groups.values():
+    for story, group in groups.items():
         specs = [(r, specifics_of(r, datetime.fromisoformat(r["publish_time"]))) for r in group]
         for (ra, sa), (rb, sb) in itertools.combinations(specs, 2):
-            item = (specifics_conflict(sa, sb), f"[{ra['kind']}] {ra['title']}", f"[{rb['kind']}] {rb['title']}")
+            item = (specifics_conflict(sa, sb), f"[{kind(ra)}] {ra['title']}", f"[{kind(rb)}] {rb['title']}")
             pairs.append(item)
-            if "original" in (ra["kind"], rb["kind"]):
+            if story in (ra["id"], rb["id"]):
                 with_orig.append(item)
-    _report("reposts, original vs repost", with_orig, examples)
-    _report("reposts, any two copies of one story", pairs, examples)
+    return with_orig, pairs
 
 
-def ecom_pairs(examples: int) -> None:
+def repost_pairs(part: str, examples: int) -> None:
+    records, truth = datasets.repost_set(part=part)
+    records = [r for r in records if r.get("kind") != "template"]
+    with_orig, pairs = _story_pairs(records, truth, lambda r: r["kind"])
+    _report(f"reposts v1 ({part}), original vs repost", with_orig, examples)
+    _report(f"reposts v1 ({part}), any two copies of one story", pairs, examples)
+    held = heldout_sets.reposts_set(part=part)
+    kept = [r for r in held.records if held.kind[r["id"]] not in heldout_sets.ALONE_KINDS]
+    with_orig, pairs = _story_pairs(kept, held.truth, lambda r: held.kind[r["id"]])
+    _report(f"reposts v2, held-out set ({part}), original vs repost", with_orig, examples)
+    _report(f"reposts v2, held-out set ({part}), any two copies of one story", pairs, examples)
+
+
+def ecom_pairs(part: str, examples: int) -> None:
     events = defaultdict(list)
-    for article, event in datasets.ecom_articles():
+    for article, event in datasets.ecom_articles(part=part):
         events[event].append((article, specifics_of(article)))
     pairs = [(specifics_conflict(sa, sb), a["title"], b["title"])
              for group in events.values() for (a, sa), (b, sb) in itertools.combinations(group, 2)]
-    _report("ecom2022 dev, same event (independent reports, no publish time)", pairs, examples)
+    _report(f"ecom2022 dev ({part}), same event (independent reports, no publish time)", pairs, examples)
 
 
-def _city(spec_text: str) -> frozenset[str]:
-    lead = spec_text[:200]
-    return frozenset(n for n in _COARSE_NAMES if n not in _NOT_CITIES and n in lead)
-
-
-def _char_overlap(a: str, b: str) -> float:
-    ga, gb = {a[i : i + 2] for i in range(len(a) - 1)}, {b[i : i + 2] for i in range(len(b) - 1)}
-    return len(ga & gb) / max(1, min(len(ga), len(gb)))
-
-
-def _cec_time(text: str):
-    """The cec ``date`` field (2008年04月05日 09:12, 2007-7-26, 2006-8-14 9:34:32) as a datetime."""
-    import re
-
-    m = re.match(r"(\d{4})\D(\d{1,2})\D(\d{1,2})", text or "")
-    return datetime(int(m[1]), int(m[2]), int(m[3]), tzinfo=timezone.utc) if m else None
-
-
-def cec_pairs(examples: int) -> None:
-    rows = [json.loads(l) for l in (datasets.DATA / "cec_news" / "cec_raw_news.jsonl").read_text(encoding="utf-8").splitlines() if l.strip()]
-    by_cat = defaultdict(list)
-    for row in rows:
-        spec = specifics_of({"title": row["title"], "content": row["body"]}, _cec_time(row["date"]))
-        by_cat[row["category"]].append((row, spec, _city(spec.text)))
-    all_pairs, same_city, look_alike = [], [], []
-    per_cat = {}
-    for cat, items in by_cat.items():
-        cat_pairs = []
-        for (ra, sa, ca), (rb, sb, cb) in itertools.combinations(items, 2):
-            item = (specifics_conflict(sa, sb), ra["title"], rb["title"])
-            if _char_overlap(ra["title"], rb["title"]) >= 0.5:
-                look_alike.append(item)  # maybe one incident from two outlets: not counted as different
-                continue
-            cat_pairs.append(item)
-            if ca & cb:
-                same_city.append(item)
-        per_cat[cat] = cat_pairs
-        all_pairs.extend(cat_pairs)
-    _report("cec_news, same category (different events)", all_pairs, 0)
-    for cat, cat_pairs in per_cat.items():
-        n = sum(1 for p in cat_pairs if p[0])
-        print(f"    {cat}: {n} / {len(cat_pairs)} = {n / max(1, len(cat_pairs)):.4f}")
-    _report("cec_news, same category and same city", same_city, examples)
-    missed = [p for p in same_city if not p[0]]
-    print(f"  same-city pairs left without a conflict (first {examples}):")
-    for _, a, b in missed[:examples]:
+def cec_pairs(part: str, examples: int) -> None:
+    reports = heldout_sets.cec_hard_negatives(part)
+    specs = {}
+    for r in reports:
+        when = datetime.combine(r["date"], datetime.min.time(), timezone.utc) if isinstance(r["date"], date) else None
+        specs[r["id"]] = specifics_of(r, when)
+    by_id = {r["id"]: r for r in reports}
+    same_kind = [(specifics_conflict(specs[a["id"]], specs[b["id"]]), a["title"], b["title"])
+                 for a, b in itertools.combinations(reports, 2) if a["category"] == b["category"]]
+    _report(f"cec_news distinct events ({part}), same category", same_kind, 0)
+    hard = hard_negatives.same_place_pairs(reports)
+    same_place = [(specifics_conflict(specs[a], specs[b]), by_id[a]["title"], by_id[b]["title"]) for a, b in hard]
+    _report(f"cec_news distinct events ({part}), same category and place", same_place, examples)
+    undated = {k: replace(s, dates=(), all_dates=()) for k, s in specs.items()}
+    same_place_undated = [(specifics_conflict(undated[a], undated[b]), by_id[a]["title"], by_id[b]["title"]) for a, b in hard]
+    _report(f"cec_news distinct events ({part}), same category and place, dates left out", same_place_undated, examples)
+    print(f"  of those, without a conflict (first {examples}):")
+    for _, a, b in [p for p in same_place_undated if not p[0]][:examples]:
         print(f"      {a[:50]}  |  {b[:50]}")
-    _report("cec_news, same category, headlines sharing >= half their character pairs (unlabelled; may be one incident)", look_alike, examples)
 
 
 def speed() -> None:
@@ -139,23 +124,23 @@ def speed() -> None:
     start = time.perf_counter()
     specs = [extract_specifics(t, b, when) for t, b in cleaned]
     per_article = (time.perf_counter() - start) / len(specs)
-    rng = random.Random(3)
-    pairs = [(rng.choice(specs), rng.choice(specs)) for _ in range(5000)]
+    pairs = list(zip(specs, specs[1:] + specs[:1])) * 10
     start = time.perf_counter()
     for a, b in pairs:
         specifics_conflict(a, b)
     per_pair = (time.perf_counter() - start) / len(pairs)
-    print(f"speed: extract_specifics {per_article * 1000:.3f} ms/article (500 inews, uncached), "
+    print(f"speed: extract_specifics {per_article * 1000:.3f} ms/article (500 inews articles, nothing cached), "
           f"specifics_conflict {per_pair * 1e6:.1f} us/pair")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--part", choices=("tune", "test"), default="tune", help="split part (bench/splits.py)")
     parser.add_argument("--examples", type=int, default=8, help="examples printed per set")
     args = parser.parse_args()
-    repost_pairs(args.examples)
-    ecom_pairs(args.examples)
-    cec_pairs(args.examples)
+    repost_pairs(args.part, args.examples)
+    ecom_pairs(args.part, args.examples)
+    cec_pairs(args.part, args.examples)
     speed()
 
 

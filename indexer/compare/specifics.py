@@ -43,6 +43,9 @@ DATE_SLACK_DAYS = 1
 # How far after the publish day a date without a year (3月15日) or month (15日) may still be read.
 MONTH_DAY_AHEAD_DAYS = 90
 DAY_AHEAD_DAYS = 7
+# How long before its publish day a report's event can have happened (news is about last month at
+# the oldest); older dates in its lead are background.
+EVENT_DAYS_BEFORE = 31
 
 
 # ---- numbers ------------------------------------------------------------------------------------
@@ -109,9 +112,12 @@ _YEAR_WORD = r"(?:(\d{4}|[零〇一二三四五六七八九]{4})年|(去年|前�
 _DATE = re.compile(
     _YEAR_WORD + r"(?:" + _DAY_NUM + r"月|(本月|上月|上个月))?" + _DAY_NUM + r"[日号](电)?"
 )
-_RELATIVE_DAYS = {"今天": 0, "今日": 0, "今晨": 0, "今早": 0, "今晚": 0, "今天凌晨": 0, "昨天": -1, "昨日": -1,
+_RELATIVE_DAYS = {"今天": 0, "今日": 0, "今晨": 0, "今早": 0, "今晚": 0, "昨天": -1, "昨日": -1,
                   "昨晚": -1, "昨夜": -1, "前天": -2, "前日": -2}
-_RELATIVE = re.compile("|".join(sorted(_RELATIVE_DAYS, key=len, reverse=True)))
+_TIME_OF_DAY = r"(?:凌晨|清晨|早上|早晨|上午|中午|午间|下午|傍晚|晚上|晚间|夜间|夜里|深夜|\d{1,2}[时点]|[零一二三四五六七八九十]{1,3}[时点])"
+# 今天 and 今日 date an event only with the time of day after them (今天下午, 今日10时): alone they
+# open commentary and furniture ("今天，小编带大家关注……", "今日头条"), which copies do not share.
+_RELATIVE = re.compile(r"(?:今天|今日)(?=" + _TIME_OF_DAY + r")|今晨|今早|今晚|昨天|昨日|昨晚|昨夜|前天|前日")
 
 
 def _day_of(publish_time: datetime | date | None) -> date | None:
@@ -198,6 +204,17 @@ def dates_in(text: str, publish_time: datetime | date | None, *, datelines: bool
             d = anchor + timedelta(days=_RELATIVE_DAYS[m.group()])
             found.append(EventDate(d.year, d.month, d.day, m.group()))
     return found
+
+
+def _could_be_the_event(d: EventDate, publish_time: datetime | date | None) -> bool:
+    """A date the report's event can have happened on: within ``EVENT_DAYS_BEFORE`` days before
+    the publish day and ``DAY_AHEAD_DAYS`` after it. Older dates in a lead are background (早在
+    2016年2月4日, 去年同期), which copies cut to different paragraphs keep or lose. Without a
+    publish time or a full date, any date can be."""
+    anchor = _day_of(publish_time)
+    if anchor is None or d.year is None or d.month is None:
+        return True
+    return -EVENT_DAYS_BEFORE <= (date(d.year, d.month, d.day) - anchor).days <= DAY_AHEAD_DAYS
 
 
 def _day_distance(a: EventDate, b: EventDate) -> int:
@@ -289,6 +306,11 @@ def _figure(role: str, number: str, before: str | None, after: str | None, scale
     return Figure(role, round(value * scale, 4), exact=not before and not after)
 
 
+# Figures that identify an event. Money and areas are extracted too, but a report quotes many
+# sums (losses, fines, budgets, prices) and copies cut to different paragraphs keep different ones.
+DECIDING_ROLES = frozenset({"deaths", "injured", "poisoned", "missing", "trapped", "magnitude"})
+
+
 def figures_in(text: str) -> list[Figure]:
     """Head counts by what happened to the people counted (deaths, injured, poisoned, missing,
     trapped), earthquake magnitudes, sums of money (in yuan) and areas (in square metres)."""
@@ -366,7 +388,7 @@ _DISTRICT_ENDINGS = ("区", "县", "旗")
 _FINE_ENDINGS = tuple((
     "大道 大街 街道 胡同 路 街 巷 弄 "
     "写字楼 大厦 大楼 广场 购物中心 中心 大酒店 酒店 宾馆 饭店 商场 商厦 市场 超市 商城 公寓 小区 花园 家园 新村 "
-    "社区 村 镇 乡 屯 寨 "
+    "社区 村 镇 乡 屯 寨 工业区 开发区 工业园 产业园 园区 "
     "幼儿园 小学 中学 大学 学院 学校 职校 技校 医院 卫生院 诊所 "
     "公司 集团 工厂 厂 车间 煤矿 矿 "
     "高速公路 高速 国道 省道 县道 大桥 桥 隧道 火车站 汽车站 车站 加油站 收费站 地铁站 机场 码头 "
@@ -395,6 +417,10 @@ _GENERIC_TAIL = re.compile(
     r"(?:科技|有限|责任|股份|集团|实业|发展|投资|贸易|控股|网络|信息|技术|电子|商务|电子商务|交易|国际|中国|超级|"
     r"金融|资本|股票|证券|消费|房地产|房产|二手|批发|零售|农贸|菜|农产品|建材|物流|服务|管理|咨询|文化|传媒)+$"
 )
+# Streets are often named with a verb (解放路, 建设路, 起义路): one such word right before a street
+# ending is its name.
+_STREET_ENDINGS = frozenset("大道 大街 胡同 路 街 巷 弄".split())
+_VERB_TAGS = frozenset({"v", "vn", "a", "ad", "an", "l", "i"})
 # Words no place name holds: a walk that took them in crossed a clause.
 _NOT_IN_PLACE = re.compile(r"报道|媒体|记者|发生|获悉|了解|表示|通报|介绍|经|据|被|称|资料|图|之路$|之路")
 # Tags of tokens that can be part of a place's name; anything else (a verb, a preposition, a
@@ -452,8 +478,7 @@ _WALK_STOPS = frozenset("市 省 县 区 本市 该市 全市 该 此 这 那 �
 
 def places_in(text: str) -> list[Place]:
     """Places finer than a city named in ``text``: names ending in a street, building, school,
-    company, village, road or bridge word, districts and counties, and rjieba ``ns`` names that are
-    not provinces, cities, countries or regions."""
+    company, village, road or bridge word, and districts and counties."""
     tokens = _tokens(text)
     if not tokens:
         return []
@@ -471,6 +496,8 @@ def places_in(text: str) -> list[Place]:
             continue  # the ending is the head of another word: 村民, 厂房, 大学生, 路段
         if start + len(word) < end:
             continue  # the ending straddles two tokens: segmentation says it is not one
+        if tag not in _PROPER_TAGS and len(word) - len(ending) == 1 and start + len(word) == end:
+            continue  # a common noun: 农村, 小镇, 药厂, 家园
         begin = start
         j = i - 1
         admin = None
@@ -479,7 +506,8 @@ def places_in(text: str) -> list[Place]:
             if _is_admin(w):
                 admin = w
                 break
-            if not _name_token(w, t) or w.endswith(_ALL_ENDINGS):
+            street_verb = j == i - 1 and start == m.start() and ending in _STREET_ENDINGS and len(w) >= 2 and t in _VERB_TAGS
+            if not (_name_token(w, t) or street_verb) or w.endswith(_ALL_ENDINGS):
                 break  # a word that is not part of a name, or the place before this one
             begin = s
             j -= 1
@@ -502,6 +530,21 @@ def places_in(text: str) -> list[Place]:
         mention = (admin + key) if admin and not _is_coarse(admin) else key
         found.setdefault(key, Place(level, key, mention, names))
     return list(found.values())
+
+
+def headline_places(title: str) -> list[Place]:
+    """Counties and districts a headline names without their 县 or 区 (福州闽侯, 河南社旗, 印度孟买):
+    rjieba ``ns`` words that are not provinces, cities, countries or regions, and the name right
+    after a province or city. Read in the headline only: in running text ``ns`` tags too many
+    other words."""
+    tokens = _tokens(title)
+    out = []
+    for k, (word, tag, _) in enumerate(tokens):
+        after_coarse = k > 0 and _is_coarse(tokens[k - 1][0]) and tag in _PROPER_TAGS and 2 <= len(word) <= 3
+        if (tag == "ns" or after_coarse) and len(word) >= 2 and not _is_coarse(word) and not word.endswith(_ALL_ENDINGS) \
+                and not _GENERIC_NAMES.match(word) and not _NOT_IN_PLACE.search(word):
+            out.append(Place(0, word, word))
+    return out
 
 
 # Words before a name that make it a byline, not a person in the story.
@@ -556,10 +599,11 @@ def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime 
     are resolved against ``publish_time`` when given."""
     clean_title, clean_body = clean_title or "", clean_body or ""
     lead = f"{clean_title}\n{clean_body[:LEAD_CHARS]}"
+    lead_places = places_in(lead)
     whole = f"{clean_title}\n{clean_body[:BODY_FIGURE_CHARS]}"
     return Specifics(
-        places=tuple(places_in(lead)),
-        dates=tuple(dict.fromkeys(dates_in(lead, publish_time, datelines=False))),
+        places=tuple(dict.fromkeys(lead_places + [p for p in headline_places(clean_title) if not _named_within(p, lead_places)])),
+        dates=tuple(dict.fromkeys(d for d in dates_in(lead, publish_time, datelines=False) if _could_be_the_event(d, publish_time))),
         figures=tuple(dict.fromkeys(figures_in(lead))),
         people=tuple(people_in(lead)),
         organisations=tuple(organisations_in(lead)),
@@ -567,6 +611,10 @@ def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime 
         all_figures=tuple(dict.fromkeys(figures_in(whole))),
         text=f"{clean_title}\n{clean_body[:TEXT_CHARS]}",
     )
+
+
+def _named_within(place: Place, places: list[Place]) -> bool:
+    return any(place.key in p.key for p in places)
 
 
 def _names_conflict(kind: str, lead_a, lead_b, text_a: str, text_b: str, show=str) -> str | None:
@@ -598,7 +646,7 @@ def _date_conflict(a: Specifics, b: Specifics) -> str | None:
 def _figure_conflict(a: Specifics, b: Specifics) -> str | None:
     """For each role both leads give exact figures for, neither report states any of the other's
     figures; a role with an approximation or running total on either side is left alone."""
-    roles = sorted({f.role for f in a.figures} & {f.role for f in b.figures})
+    roles = sorted({f.role for f in a.figures} & {f.role for f in b.figures} & DECIDING_ROLES)
     for role in roles:
         all_a = [f for f in a.all_figures if f.role == role]
         all_b = [f for f in b.all_figures if f.role == role]

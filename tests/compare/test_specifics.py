@@ -177,11 +177,17 @@ def test_chinese_numbers(text, value):
 
 def test_relative_dates_resolve_against_the_publish_day():
     when = datetime(2024, 3, 1, 9, tzinfo=CST)
-    found = {d.surface: str(d) for d in dates_in("昨日、今天、前天、29日、3月5日、去年12月31日、2023年3月10日", when)}
+    found = {d.surface: str(d) for d in dates_in("昨日、今天上午、前天、29日、3月5日、去年12月31日、2023年3月10日", when)}
     assert found == {
         "昨日": "2024-02-29", "今天": "2024-03-01", "前天": "2024-02-28", "29日": "2024-02-29",
         "3月5日": "2024-03-05", "去年12月31日": "2023-12-31", "2023年3月10日": "2023-03-10",
     }
+
+
+def test_today_without_a_time_of_day_is_commentary_not_an_event_date():
+    when = datetime(2024, 3, 1, 9, tzinfo=CST)
+    assert dates_in("今天，小编带大家关注一件事。今日头条", when) == []
+    assert [str(d) for d in dates_in("今天凌晨3时", when)] == ["2024-03-01"]
 
 
 def test_days_without_a_month_read_backwards_from_the_publish_day():
@@ -252,3 +258,10 @@ def test_a_place_named_by_its_proper_name_alone_is_the_same_place():
     a = spec(*FIRE_JIANGNING)
     b = spec("南京金鹰商场起火", "14日下午，南京金鹰商场突发火灾，现场浓烟滚滚。", when)
     assert specifics_conflict(a, b) is None
+
+
+def test_background_dates_long_before_publishing_are_not_event_dates():
+    when = datetime(2024, 5, 16, 9, tzinfo=CST)
+    lead = spec("冬虫夏草该走下神坛了", "事实上，早在2016年2月4日，原国家食药监总局就曾发布消费提示。5月22日发布的报告显示……", when)
+    assert [str(d) for d in lead.dates] == ["2024-05-22"]
+    assert "2016-02-04" in [str(d) for d in lead.all_dates]
