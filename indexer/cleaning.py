@@ -40,29 +40,91 @@ _HEADLINE_PREFIX = re.compile(
 # Site names appended to titles: "…_新浪新闻", "… - 网易新闻", "…|凤凰网".
 _TITLE_SITE_SUFFIX = re.compile(r"\s*(?:[_|｜丨]|\s-\s)\s*[^_|｜丨]{1,16}(?:网|新闻|报|频道|在线|日报|晚报|客户端|头条|贴吧|论坛|博客|News|news)\s*$")
 
-# Whole lines that are repost boilerplate, not content.
+# Repost furniture: what sites put around a story (leads, bylines, credits, disclaimers, app prompts,
+# share bars, stubs) rather than the story itself. Two reposts of one story carry different furniture,
+# so none of it may count as a difference. Every rule below is anchored to a whole short line, the
+# start of a line (datelines) or its end (footers glued to the last paragraph): content sentences that
+# merely use the same words are kept. The patterns read normalised text: simplified characters,
+# half-width , : ( ) ! ? ; and lower case.
+
+# Names in a byline: two to four characters each, separated by spaces or 、 (张三 李四、王五).
+# Spaces only (never a line break): normalised text has no other blank.
+_NAMES = r"[\u4e00-\u9fff·]{2,4}(?:[ 、,]+[\u4e00-\u9fff·]{2,4}){0,5}"
+# Bullets and rules that decorate furniture lines (◎文/记者 张三, □首席记者 李四, ▲图片来源:...).
+_LINE_DECORATION = re.compile(r"^[◎□■▲▼△▽●○◆◇★☆※→←↑↓▎▍|丨>\-—_=~*#·\s]+")
+# Whole lines that are furniture, not content.
 _BOILERPLATE_LINE = re.compile(
     r"^\s*(?:"
-    r"原标题[:：].*|"
-    r"(?:文章|新闻)?来源[:：].{0,40}|"
-    r"(?:责任|实习|值班)?编辑[:：].{0,30}|"
-    r"(?:审核|审校|校对|监制|编审|终审|初审|复审|排版|制作|策划|出品|撰文|作者|文|图|摄影|视频|通讯员)[:：/].{0,30}|"
+    # Original title: a line of its own, a headline without a full stop. A line with sentences has
+    # the story glued to it and keeps it.
+    r"原标题[:：][^。]{0,100}|"
+    # Source and picture credits: 来源:新华社, 来源|中新经纬, 题图来源:视觉中国, 视频来自:百度贴吧
+    r"(?:文章|新闻|稿件|题图|图片|配图|视频|内容|信息)?(?:来源|来自|出处|稿源)\s*[:：|丨].{0,40}|"
+    r"(?:图片|配图|题图)?(?:来源于?|来自)网络.{0,20}|"
+    # Editors and staff: 责任编辑:X, 责编:X, 编辑 | X, 审核:X, 文/X, 图/X, 编辑邮箱:x@y
+    r"(?:责任|实习|值班|执行|特约)?(?:编辑|责编|主编|编审|美编)\s*(?:邮箱)?\s*[:：/|丨].{0,30}|"
+    r"(?:审核|审校|校对|监制|编审|终审|初审|复审|排版|制作|策划|出品|撰文|作者|文|图|摄影|视频|通讯员|统筹|记者|投稿邮箱)\s*[:：/|丨].{0,30}|"
+    # Bylines: 记者 张三 报道, 上游新闻见习记者 时婷婷, 本报记者 张三 李四 通讯员 王五
     r"(?:本报|新华社|中新社|央视网|人民网)?记者[\s\w、，,]{0,30}(?:报道|摄|采写)?\s*$|"
+    r".{0,12}?(?:首席|见习|实习|特约|驻站)?(?:记者|通讯员)\s*" + _NAMES
+    + r"(?:\s*(?:通讯员|实习生|记者|摄影)\s*" + _NAMES + r")*\s*(?:报道|摄影?|采写|文/图|整理)?|"
+    # Read-more and expand stubs: 点击阅读全文, 展开全文, 继续阅读, 查看更多, 更多精彩:
     r".{0,20}(?:点击|阅读)(?:阅读)?(?:全文|原文|更多).{0,20}|"
+    r".{0,6}(?:展开全文|展开全部|继续阅读|查看全文|查看更多|加载更多|更多精彩|精彩推荐|点击查看).{0,20}|"
+    # Share bars, follow prompts and forum chrome
     r".{0,10}(?:分享到|分享至|转发到|扫一扫|扫码|长按识别|二维码|关注我们|关注公众号|微信公众号|点个在看|点赞).{0,30}|"
+    r"(?:(?:关注|分享|转发|收藏|点赞|在看|评论|举报|微信|微博|朋友圈|qq空间|qq|打印|纠错)[\s+|/、,·]*){1,10}|"
+    r"(?:下载附件|请点击输入图片描述|您需要\s*登录|马上注册).{0,60}|"
+    # App prompts: 下载XX客户端, 打开app阅读, 客户端中查看
+    r".{0,12}(?:下载|打开|前往|前去|安装|进入).{0,12}(?:客户端|app|应用)(?:[^。]{0,20})|"
+    r".{0,16}(?:客户端|app)\s*(?:中|内|里)?\s*(?:查看|阅读|观看|打开).{0,16}|"
+    # Ads
     r".{0,6}(?:广告|推广|赞助)(?:[:：].{0,40})?|"
-    r"(?:声明|免责声明)[:：].*|"
-    r".{0,6}(?:版权所有|未经授权|转载请注明|严禁转载|如有侵权).*|"
+    # Copyright and disclaimers: 版权声明:本文来源…, 免责声明:…, 本文仅代表作者观点…
+    r"(?:声明|免责声明|特别声明|版权声明|郑重声明)(?:[:：].*)?|"
+    r".{0,6}(?:版权所有|未经授权|转载请注明|严禁转载|如有侵权|版权归|版权属于|all rights reserved|copyright).*|"
+    r"(?:本文|文章|该文|此文|以上内容|作品)[^。]{0,30}(?:仅代表|不代表|并不代表)[^。]{0,20}(?:观点|立场).*|"
+    r".{0,40}(?:请|敬请)?(?:联系|告知|通知)(?:我们|本站|本网|小编|管理员|平台)[^。]{0,12}删除.{0,20}|"
+    # Navigation and end marks
     r"(?:上一篇|下一篇|相关阅读|相关新闻|延伸阅读|推荐阅读|热门推荐)[:：]?.{0,60}|"
-    r"(?:返回|回到)(?:顶部|首页|搜狐|网易).{0,10}|"
-    r"【?(?:纠错|打印|关闭|收藏)】?(?:\s*【?(?:纠错|打印|关闭|收藏)】?)*"
+    r"(?:返回|回到)(?:顶部|首页|搜狐|网易|文章首页).{0,10}|"
+    r"【?(?:纠错|打印|关闭|收藏)】?(?:\s*【?(?:纠错|打印|关闭|收藏)】?)*|"
+    r"(?:end|完|全文完|\(完\)|【完】)[\s\-—_=~*]*"
     r")\s*$",
     re.I,
 )
-# "（记者 张三）" "（编辑 李四）" "（来源：新华社）" inside a line.
-# Applied to the whole body at once, so it never reaches across a line break.
-_INLINE_CREDIT = re.compile(r"[(（][^\S\n]*(?:记者|编辑|责任编辑|通讯员|实习生|来源|原标题)(?:[:：]|[^\S\n])[^()（）\n]{0,40}[)）]")
-_LEADING_DATELINE_SOURCE = re.compile(r"^\s*(?:本报讯|本网讯|据[^，,。]{1,12}(?:报道|消息)[，,])\s*")
+# "（记者 张三）" "（编辑 李四）" "（来源：新华社）" "(责编:谷妍)" "（图片来源：视觉中国）" inside a line.
+_INLINE_CREDIT = re.compile(
+    r"[(（][^\S\n]*(?:"
+    r"(?:记者|编辑|责任编辑|责编|通讯员|实习生|来源|原标题|摄影|供图)(?:[:：/]|[^\S\n])[^()（）\n]{0,40}|"
+    r"[^()（）\n]{1,16}记者[^\S\n]*" + _NAMES + r"(?:[^\S\n]*通讯员[^\S\n]*" + _NAMES + r")?|"
+    r"(?:图片|配图|题图|视频|图)(?:来源|来自|由|[:：/])[^()（）\n]{0,30}|"
+    r"(?:资料图片?|资料照片|网络图片|图片来自网络|图片来源于?网络|视频截图|网络配图|图源网络|受访者供图|图文无关)"
+    r")[^\S\n]*[)）]"
+)
+# Leads in front of a story: 中新网12日电, 新华社北京3月5日电(记者 X), 东方网 3 月 5 日消息:, 本报讯,
+# 龙虎网讯, 据英国《每日邮报》5日报道, 新华社消息, — and a 【source tag】 before them. 电, 讯 and 消息
+# must end a word (电话, 讯问 and 消息称 are content), and the date must be there for unknown outlets.
+_LEADING_DATELINE_SOURCE = re.compile(
+    r"^\s*(?:【[^】\n]{1,40}】\s*)?(?:"
+    r"本报讯|本网讯|本台讯|"
+    r"据[^，,。\n]{0,20}(?:报道|消息)[，,]|"
+    r"[\w·.\-]{1,24}?\s*(?:\([\w·]{1,8}\))?\s*(?:(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*)?\d{1,2}\s*日\s*(?:电|讯|消息)(?=[\s,:(]|$)|"
+    r"[\w·\-]{1,16}?(?:网|报|社|台|在线|新闻|头条|客户端)(?:讯|消息)(?=[\s,:(]|$)"
+    r")[\s,:]*(?:\([^()\n]{1,30}\)\s*)?"
+)
+_DATELINE_HINT = re.compile(r"^\s*(?:【|本|据|.{0,40}?(?:讯|电|消息))")
+# Footers glued to the end of a paragraph: sohu's 返回搜狐,查看更多 责任编辑:, (责任编辑:X), and a
+# photo credit after its caption (…开业。 记者 程凌润 摄).
+_TRAILING_FURNITURE = re.compile(
+    r"\s*(?:"
+    r"返回搜狐[,，]?\s*查看更多.{0,30}|"
+    r"[(（【\[]?(?:责任编辑|责编)[:：][^()（）【】\[\]\n]{0,20}[)）】\]]?|"
+    r"(?:首席|见习|实习|特约)?记者\s*" + _NAMES + r"\s*摄"
+    r")\s*$"
+)
+# 来源:新华社 after the last sentence of the story.
+_TRAILING_SOURCE = re.compile(r"(?<=[。!?”\"])\s*(?:来源|稿源)[:：]\s*[^,，。()（）\n]{1,20}\s*$")
 # Boilerplate lines are short; a longer line is content, whatever words it starts with.
 BOILERPLATE_MAX_LINE = 200
 _SPACES = re.compile(r"[ \t\u3000\xa0]+")
@@ -241,21 +303,37 @@ def clean_title(title: str) -> str:
 
 
 def clean_body(content: str) -> str:
-    """Body text without markup and repost boilerplate, one paragraph per line."""
+    """Body text without markup and repost furniture, one paragraph per line."""
     if looks_like_html(content):
         content = html_to_text(content)
-    text = _INLINE_CREDIT.sub("", normalize(content))
     lines = []
-    for line in text.split("\n"):
-        line = line.strip()
-        if not line or (len(line) <= BOILERPLATE_MAX_LINE and _BOILERPLATE_LINE.match(line)):
-            continue
-        if line[0] in "本据":  # the only characters a dateline source starts with
-            line = _LEADING_DATELINE_SOURCE.sub("", line)
-        line = _ANY_LENTICULAR.sub("", line).strip() if len(line) <= 20 else line
+    for line in normalize(content).split("\n"):
+        line = _strip_furniture(line)
         if line:
             lines.append(line)
+    if lines:
+        lines[-1] = _TRAILING_SOURCE.sub("", lines[-1])
     return "\n".join(lines)
+
+
+def _strip_furniture(line: str) -> str:
+    """One line without the furniture at its edges and its inline credits; empty if the whole line
+    is furniture."""
+    line = line.strip()
+    if not line:
+        return ""
+    if len(line) <= BOILERPLATE_MAX_LINE:
+        bare = _LINE_DECORATION.sub("", line)
+        if not bare or _BOILERPLATE_LINE.match(bare):
+            return ""
+        if "返回搜狐" in line or "责" in line or "摄" in line:
+            line = _TRAILING_FURNITURE.sub("", line)
+    # The dateline first: its byline in brackets is what tells where the lead ends.
+    if _DATELINE_HINT.match(line):
+        line = _LEADING_DATELINE_SOURCE.sub("", line, count=1)
+    if "(" in line:
+        line = _INLINE_CREDIT.sub("", line)
+    return _ANY_LENTICULAR.sub("", line).strip() if len(line) <= 20 else line
 
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)

@@ -165,3 +165,147 @@ def test_japanese_headline_and_chinese_with_a_stray_kana():
     assert fold_script("首相、東京で會見") == "首相、東京で會見"
     body = "小清新の生活" + "，這篇報導介紹了臺北市的新開張書店與咖啡館" * 5
     assert fold_script(body).startswith("小清新の生活,这篇报导介绍了台北市".replace(",", "，"))
+
+
+# ---- repost furniture -----------------------------------------------------------------------------
+
+STORY = "昨天下午,101国道密云段一辆客车与农用车相撞,事故造成6人死亡。\n事发后,相关部门负责人赶往现场指挥救援。"
+
+
+def test_story_without_furniture_is_clean_body_of_itself():
+    assert clean_body(STORY) == STORY
+
+
+@pytest.mark.parametrize("lead", [
+    "中新网12日电 ",
+    "中新网 3 月 12 日电 ",
+    "新华社北京3月5日电(记者 王小明)",
+    "新华社北京3月5日电（记者 王小明、李华）",
+    "人民网北京3月5日电 (张雨 朱紫阳)",
+    "法制网澄迈(海南)3月5日电 ",
+    "东方网 3 月 5 日消息:",
+    "财联社3月5日讯,",
+    "经济日报-中国经济网北京3月5日讯 ",
+    "本报讯(记者 张三)",
+    "本报讯 ",
+    "龙虎网讯 ",
+    "新快报讯 ",
+    "荆楚网消息(通讯员卫冬、黄润山)",
+    "据英国《每日邮报》3月5日报道,",
+    "据报道,",
+    "新华社消息,",
+    "【环球网综合】据外媒5日报道,",
+    "湘潭在线12月21日讯(湘潭日报社全媒体记者 谭丽 通讯员 沈乐茜)",
+])
+def test_leads_are_removed(lead):
+    assert clean_body(lead + STORY) == STORY
+
+
+@pytest.mark.parametrize("sentence", [
+    "警方3月5日讯问了两名嫌疑人,两人对事实供认不讳。",  # 讯问: to interrogate
+    "他3月5日电话联系了家属,告知事故经过。",  # 电话
+    "公司5日消息称,新厂将于下月投产。",  # 消息称 is the story's own sourcing
+    "据了解,事发客车涉嫌超载,农用车司机已被警方带走。",
+    "本报记者在现场看到,救援仍在进行。",
+])
+def test_sentences_that_start_like_leads_are_kept(sentence):
+    assert clean_body(sentence) == sentence
+
+
+@pytest.mark.parametrize("footer", [
+    "责任编辑:李四",
+    "(责任编辑:李四)",
+    "【责任编辑:李四】",
+    "责编:王海燕",
+    "(责编:谷妍、邓楠)",
+    "编辑 | 刘守金",
+    "主编:刁建民",
+    "审核:马艳",
+    "来源:南宁交警微发布",
+    "来源|中新经纬客户端",
+    "信息来源 | 深圳市反电信网络诈骗中心",
+    "题图来源:视觉中国",
+    "▲图片来源:全景网",
+    "视频来自:百度贴吧",
+    "图片来源于网络",
+    "◎文/新法制报记者廖世杰 图/记者徐国亮",
+    "□首席记者 程凌润",
+    "上游新闻见习记者 时婷婷",
+    "广西新闻网-广西日报记者 卢建宁 本报通讯员 张海志",
+    "版权声明:本文来源于网络,转载请注明出处。",
+    "版权声明",
+    "免责声明:本站内容仅供参考,不构成投资建议。",
+    "特别声明:以上文章内容仅代表作者本人观点,不代表新浪看点观点或立场。如有关于作品内容、版权或其它问题请于作品发表后的30日内与新浪看点联系。",
+    "本文来自大风号,仅代表大风号自媒体观点。",
+    "本文仅代表作者观点,不代表本站立场。",
+    "本栏目版权归河北新闻网所有,未经授权禁止转载、摘编、复制及建立镜像,违者将依法追究法律责任。",
+    "版权归原作者所有,如有侵权请联系我们删除。",
+    "copyright 2018 商丘网",
+    "下载新浪新闻客户端,阅读更多精彩内容",
+    "打开app阅读全文",
+    "打开APP,查看更多高清图片",
+    "客户端中查看",
+    "阅读全文",
+    "展开全文",
+    "继续阅读新闻 赚取更多金币",
+    "更多精彩:",
+    "查看更多",
+    "分享到:微信 微博 qq空间",
+    "关注+转发",
+    "举报 |",
+    "返回搜狐,查看更多",
+    "下载附件 (35.2 kb)",
+    "请点击输入图片描述",
+    "广告",
+    "- end -",
+    "(完)",
+])
+def test_furniture_lines_are_removed(footer):
+    assert clean_body(STORY + "\n" + footer) == STORY
+    assert clean_body(footer + "\n" + STORY) == STORY
+
+
+@pytest.mark.parametrize("glued, story_end", [
+    ("返回搜狐,查看更多 责任编辑:", ""),
+    (" 责任编辑:张三", ""),
+    ("(责任编辑:张三)", ""),
+    ("(记者 王小明)", ""),
+    ("(北青报记者 孟亚旭)", ""),
+    ("(读创/深圳商报记者 罗凯燕 通讯员 钟金华)", ""),
+    ("(图片来源:视觉中国)", ""),
+    ("(资料图)", ""),
+    ("(视频截图)", ""),
+    ("来源:人民日报", ""),
+])
+def test_furniture_glued_to_the_last_paragraph_is_removed(glued, story_end):
+    assert clean_body(STORY + glued) == STORY + story_end
+
+
+def test_photo_credit_after_a_caption_is_removed():
+    assert clean_body("泉城旺角建成3年多一直没有开业。 记者 程凌润 摄\n" + STORY) == "泉城旺角建成3年多一直没有开业。\n" + STORY
+
+
+@pytest.mark.parametrize("sentence", [
+    "他表示,这份报告不代表政府立场。",
+    "法院认定被告侵权,判令其删除相关视频并赔偿损失。",
+    "记者来到河南整形美容医院。",
+    "声明发布后,公司股价当天下跌5%。",
+    "来源于海外的订单增长了三成。",
+    "下载量最高的应用是一款地图软件,全年增长四成。",
+    "更多的居民选择在家门口就医。",
+    "关注民生是今年政府工作报告的一大亮点。",
+    "原标题:揭开维权事件的黑幕 新华社北京7月11日电 黑龙江庆安等地一系列热点事件的现场,为何屡屡出现律师挑头闹事。",
+    "受访者表示,主要收入来源:工资和奖金。",
+])
+def test_content_that_mentions_furniture_words_is_kept(sentence):
+    out = clean_body(STORY + "\n" + sentence)
+    assert out.startswith(STORY + "\n") and len(out) >= len(STORY) + len(sentence) - 30
+    if not sentence.startswith("原标题"):
+        assert out == STORY + "\n" + sentence
+
+
+def test_repost_with_other_furniture_cleans_to_the_same_body():
+    # The case: two reposts refused as different because their footers differed.
+    one = "中新网12日电\n" + STORY + "\n责任编辑:张三"
+    two = "【环球网综合】据新华社报道,\n" + STORY + "\n版权声明:本文来源于新华社,转载请注明出处。\n打开app阅读全文"
+    assert clean_body(one) == clean_body(two) == STORY
