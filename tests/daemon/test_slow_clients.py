@@ -1,0 +1,141 @@
+"""Slow and greedy clients (issue 16, findings 6 and 8): stalled and dripping connections are cut,
+threads stay bounded, parallel large bodies beyond the byte budget are refused before they are read,
+and a body shorter than its Content-Length gets a 400 after the read timeout."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+
+from .conftest import article
+
+
+def _threads(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Threads:"):
+            return int(line.split()[1])
+    raise AssertionError("no thread count")
+
+
+def _answer(sock: socket.socket, timeout: float = 10) -> bytes:
+    """What the daemon sends until it closes (or the timeout)."""
+    sock.settimeout(timeout)
+    data = b""
+    try:
+        while chunk := sock.recv(65536):
+            data += chunk
+    except (TimeoutError, ConnectionResetError):
+        pass
+    return data
+
+
+def _closed_by_daemon(sock: socket.socket, timeout: float) -> bool:
+    sock.settimeout(timeout)
+    try:
+        while sock.recv(65536):
+            pass
+        return True
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_stalled_and_dripping_connections_are_bounded_and_cut(daemons):
+    d = daemons(sets={"daemon.max_connections": "250", "daemon.read_timeout_seconds": "2",
+                      "daemon.request_read_seconds": "3"}).start()
+    baseline = _threads(d.proc.pid)
+    stalled = []
+    for i in range(300):  # 200 stall in their headers or body; the next 100 find the cap reached
+        s = socket.create_connection(("127.0.0.1", d.port))
+        head = b"POST /v1/articles HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" if i % 2 else b"GET /v1/clu"
+        s.sendall(head)
+        stalled.append(s)
+        if i == 199:
+            d.wait_for(lambda: _threads(d.proc.pid) >= baseline + 150, 10, "threads for the stalled connections")
+            started = time.monotonic()
+            assert d.request("GET", "/healthz", timeout=5).status == 200  # a free slot answers at once
+            assert time.monotonic() - started < 5
+    refused = [_answer(s, 5) for s in stalled[250:]]
+    assert all(r.startswith(b"HTTP/1.1 503 ") and b"Retry-After:" in r for r in refused)
+    assert _threads(d.proc.pid) <= baseline + 250 + 5  # one per connection up to the cap, never more
+    # every stalled connection is closed once its read deadline passed; the threads are given back
+    open_ones = [i for i, s in enumerate(stalled[:250]) if not _closed_by_daemon(s, 15)]
+    assert not open_ones, open_ones
+    d.wait_for(lambda: _threads(d.proc.pid) <= baseline + 5, 15, "threads back to the baseline")
+    assert d.get("/healthz").status == 200
+    assert d.metric("newsdedup_daemon_http_refused_total{limit=connections}") >= 50
+    # a client that drips a byte a second never hits the read timeout, only the request deadline
+    drip = socket.create_connection(("127.0.0.1", d.port))
+    drip.settimeout(1)
+    began = time.monotonic()
+    cut = False
+    for byte in b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"y" * 30:
+        try:
+            drip.sendall(bytes([byte]))
+            while drip.recv(1000):  # (a request line and headers cut short may still be answered)
+                pass
+            cut = True  # end of file: the daemon closed it
+            break
+        except TimeoutError:
+            continue
+        except OSError:
+            cut = True
+            break
+    assert cut and time.monotonic() - began < 15
+    for s in stalled:
+        s.close()
+    assert d.stop() == 0
+
+
+def _raw_post(port: int, body: bytes, declared: int | None = None) -> socket.socket:
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"POST /v1/articles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              b"Content-Length: %d\r\n\r\n" % (len(body) if declared is None else declared))
+    return s
+
+
+def test_parallel_large_bodies_beyond_the_byte_budget_are_refused_unread(daemons):
+    bodies = [json.dumps([dict(article(i), content=article(i)["content"] + "长" * 30_000)], ensure_ascii=False).encode()
+              for i in range(3)]
+    size = max(len(b) for b in bodies)
+    d = daemons(sets={"daemon.max_body_bytes": str(size), "daemon.max_inflight_body_bytes": str(size * 2 + size // 2)}).start()
+    socks = [_raw_post(d.port, b) for b in bodies]  # three headers announce three bodies; two fit
+    answers = {}
+    for i, s in enumerate(socks):
+        s.settimeout(1.0)
+        try:
+            answers[i] = s.recv(65536)
+        except TimeoutError:
+            pass  # admitted: the daemon waits for this body
+    assert len(answers) == 1, answers
+    (refused_at, refused), = answers.items()
+    assert refused.startswith(b"HTTP/1.1 503 ") and b"Retry-After: " in refused and b"request bodies in flight" in refused
+    admitted = [i for i in range(3) if i != refused_at]
+    for i in admitted:
+        socks[i].sendall(bodies[i])
+    for i in admitted:
+        assert _answer(socks[i], 3).startswith(b"HTTP/1.1 202 ")  # kept alive: read until the timeout
+    for s in socks:
+        s.close()
+    # the budget was given back: the refused body is accepted now
+    assert d.post(bodies[refused_at], {"Content-Type": "application/json"}).status == 202
+    d.wait_drained()
+    assert d.metric("newsdedup_daemon_http_refused_total{limit=body_bytes}") == 1
+    assert d.stop() == 0
+
+
+def test_body_shorter_than_its_content_length_gets_400_after_the_read_timeout(daemons):
+    d = daemons(sets={"daemon.read_timeout_seconds": "1"}).start()
+    body = json.dumps(article(1), ensure_ascii=False).encode()
+    s = _raw_post(d.port, body[:20], declared=len(body))
+    s.sendall(body[:20])
+    began = time.monotonic()
+    answer = _answer(s, 30)
+    assert answer.startswith(b"HTTP/1.1 400 ") and b"body incomplete: 20 of" in answer
+    assert time.monotonic() - began < 15  # the read timeout, not a minute
+    s.close()
+    assert d.get("/healthz").status == 200
+    assert d.stop() == 0
