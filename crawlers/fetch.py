@@ -21,6 +21,7 @@ from urllib.parse import urljoin
 import requests
 from urllib3.exceptions import ReadTimeoutError
 
+from .deadline import mount_deadlines, response_deadline
 from .encoding import Decoded, decode_body
 from .errors import (
     ConnectionFailed,
@@ -182,6 +183,7 @@ class Fetcher:
     ):
         self.policy = policy
         self.session = session or requests.Session()
+        mount_deadlines(self.session)
         self._sleep = sleep
         self._clock = clock
         # Shared between the fetchers of several sources so two sources on one host still pace,
@@ -304,60 +306,49 @@ class Fetcher:
         raise AssertionError("unreachable")
 
     def _get_once(self, url: str, headers: Mapping[str, str], max_bytes: int | None = None) -> FetchResult:
-        """One GET, body read with the size cap and the wall-time cap.
-
-        The time cap is a watchdog, not a check between chunks: a server dripping two bytes a
-        second never completes a chunk and never trips the per-read timeout, whether it sends a
-        Content-Length, chunks or closes when done. At the deadline the watchdog shuts the
-        socket's read side, which ends the blocked read at once. The status line and headers
-        are read before the watchdog can reach the socket; there only the per-read timeout holds.
-        """
+        """One GET, body read with the size cap, the whole response under the wall-time cap
+        (``crawlers.deadline``: headers and body, whatever the framing)."""
         limit = self.policy.max_bytes if max_bytes is None else max_bytes
-        started = self._clock()
         total = self.policy.max_total_time
-        try:
-            response = self.session.get(url, headers=headers, timeout=(self.policy.timeout, min(self.policy.timeout, total)), allow_redirects=False, stream=True)
-        except requests.Timeout as exc:
-            raise FetchTimeout(url, f"no answer within {self.policy.timeout}s") from exc
-        except requests.ConnectionError as exc:
-            raise ConnectionFailed(url, str(exc)) from exc
-        except requests.RequestException as exc:
-            raise FetchError(url, str(exc)) from exc
-        with response:
-            status = response.status_code
-            resp_headers = dict(response.headers)
-            if status in REDIRECT_STATUSES or status in RETRY_STATUSES or status == 304 or status >= 400:
-                return FetchResult(url, url, status, resp_headers)
-            declared = response.headers.get("Content-Length", "")
-            if declared.isdigit() and int(declared) > limit:
-                raise ResponseTooLarge(url, f"Content-Length {declared} > {limit} bytes", status=status)
-            too_slow = FetchTimeout(url, f"response not complete within {total}s", status=status)
-            watchdog = _Watchdog(response, max(0.0, total - (self._clock() - started)))
-            chunks: list[bytes] = []
-            size = 0
+        too_slow = f"response not complete within {total}s"
+        with response_deadline(total) as deadline:
             try:
-                for chunk in response.iter_content(chunk_size=65536):
-                    size += len(chunk)
-                    if size > limit:
-                        raise ResponseTooLarge(url, f"body over {limit} bytes", status=status)
-                    if watchdog.fired or self._clock() - started > total:
-                        raise too_slow
-                    chunks.append(chunk)
-            except requests.ConnectionError as exc:
-                if watchdog.fired:
-                    raise too_slow from exc
-                if any(isinstance(a, ReadTimeoutError) for a in exc.args):
-                    raise FetchTimeout(url, "read timed out", status=status) from exc
-                raise ConnectionFailed(url, str(exc), status=status) from exc
+                response = self.session.get(url, headers=headers, timeout=self.policy.timeout, allow_redirects=False, stream=True)
+            except requests.Timeout as exc:
+                raise FetchTimeout(url, f"no answer within {self.policy.timeout}s") from exc
             except requests.RequestException as exc:
-                if watchdog.fired:
-                    raise too_slow from exc
-                raise FetchError(url, str(exc), status=status) from exc
-            finally:
-                watchdog.cancel()
-            # A close-delimited body cut by the watchdog just looks finished: ask the watchdog.
-            if watchdog.fired:
-                raise too_slow
+                if deadline.fired:
+                    raise FetchTimeout(url, too_slow) from exc
+                if isinstance(exc, requests.ConnectionError):
+                    raise ConnectionFailed(url, str(exc)) from exc
+                raise FetchError(url, str(exc)) from exc
+            with response:
+                status = response.status_code
+                resp_headers = dict(response.headers)
+                if status in REDIRECT_STATUSES or status in RETRY_STATUSES or status == 304 or status >= 400:
+                    return FetchResult(url, url, status, resp_headers)
+                declared = response.headers.get("Content-Length", "")
+                if declared.isdigit() and int(declared) > limit:
+                    raise ResponseTooLarge(url, f"Content-Length {declared} > {limit} bytes", status=status)
+                chunks: list[bytes] = []
+                size = 0
+                try:
+                    for chunk in response.iter_content(chunk_size=65536):
+                        size += len(chunk)
+                        if size > limit:
+                            raise ResponseTooLarge(url, f"body over {limit} bytes", status=status)
+                        chunks.append(chunk)
+                except requests.RequestException as exc:
+                    if deadline.fired:
+                        raise FetchTimeout(url, too_slow, status=status) from exc
+                    if isinstance(exc, requests.ConnectionError) and any(isinstance(a, ReadTimeoutError) for a in exc.args):
+                        raise FetchTimeout(url, "read timed out", status=status) from exc
+                    if isinstance(exc, requests.ConnectionError):
+                        raise ConnectionFailed(url, str(exc), status=status) from exc
+                    raise FetchError(url, str(exc), status=status) from exc
+            # A close-delimited body cut at the deadline just looks finished: ask the watch.
+            if deadline.fired:
+                raise FetchTimeout(url, too_slow, status=status)
         return FetchResult(url, url, status, resp_headers, b"".join(chunks))
 
     def _fetch_robots(self, robots_url: str, allowed_hosts: Collection[str] | None, count: Counter) -> tuple[int, str] | None:
@@ -385,24 +376,3 @@ class Fetcher:
             log.warning("robots.txt %s unreachable: %s", robots_url, exc)
             return None
         return None
-
-
-class _Watchdog:
-    """Shuts the read side of a response's socket after ``seconds`` unless cancelled first."""
-
-    def __init__(self, response: requests.Response, seconds: float):
-        self.fired = False
-        self._response = response
-        self._timer = threading.Timer(seconds, self._fire)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def _fire(self) -> None:
-        self.fired = True
-        try:
-            self._response.raw.shutdown()
-        except (ValueError, RuntimeError, OSError) as exc:  # already released or closed: nothing to cut
-            log.debug("watchdog could not shut the socket: %s", exc)
-
-    def cancel(self) -> None:
-        self._timer.cancel()

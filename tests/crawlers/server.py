@@ -4,7 +4,8 @@ Routes map a path (without query) to a ``Route``; each route returns (status, he
 a request, so tests can script 503-then-200, slow answers, redirects and conditional GETs.
 Every request is logged (path with query, headers) so tests can assert what was fetched.
 ``FixtureServer(host="127.0.0.2")`` listens on another loopback address: "another host" for the
-allow-list tests. A handler may return an iterator of byte strings as the body (``drip``): they
+allow-list tests. A handler may answer by itself on the raw connection and return None
+(``drip_headers``), or return an iterator of byte strings as the body (``drip``): they
 are written one by one as they come, for slow-drip tests.
 """
 
@@ -91,6 +92,28 @@ def drip(body: bytes, every: float, framing: str, stop: threading.Event) -> Hand
     return handle
 
 
+def drip_headers(every: float, stop: threading.Event, for_seconds: float = 5.0) -> Handler:
+    """Writes a status line and ever more header bytes, one every ``every`` seconds, on the raw
+    connection, and never ends the headers; hangs up after ``for_seconds``, or sooner when
+    ``stop`` is set or the client hangs up."""
+
+    def handle(req: BaseHTTPRequestHandler) -> None:
+        req.close_connection = True
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Pad: "
+        try:
+            req.wfile.write(head)
+            req.wfile.flush()
+            for _ in range(int(for_seconds / every)):
+                if stop.wait(every):
+                    break
+                req.wfile.write(b"a")
+                req.wfile.flush()
+        except OSError:
+            pass
+
+    return handle
+
+
 def slow(seconds: float, inner: Handler) -> Handler:
     def handle(req: BaseHTTPRequestHandler) -> Response:
         time.sleep(seconds)
@@ -140,7 +163,10 @@ class FixtureServer:
             def _answer(self, method):
                 server.log.append(Request(self.path, dict(self.headers), method, self.body))
                 route = server.routes.get(urlsplit(self.path).path)
-                code, headers, body = route(self) if route else (404, {"Content-Type": "text/plain"}, b"not found")
+                answer = route(self) if route else (404, {"Content-Type": "text/plain"}, b"not found")
+                if answer is None:  # the route wrote its answer on the raw connection
+                    return
+                code, headers, body = answer
                 try:
                     self.send_response(code)
                     for k, v in headers.items():

@@ -23,7 +23,7 @@ from crawlers.errors import (
 )
 from crawlers.fetch import Fetcher, FetchPolicy, HostRateLimiter, backoff_delay, parse_retry_after
 
-from .server import drip, redirect, sequence, slow, static, status
+from .server import drip, drip_headers, redirect, sequence, slow, static, status
 
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
@@ -349,3 +349,20 @@ def test_a_double_gzip_bomb_stops_at_the_size_cap(server):
     finally:
         tracemalloc.stop()
     assert len(bomb) < 1 << 20 and peak < 64 << 20
+
+
+def test_dripping_headers_are_cut_at_max_total_time(server, stop_drips):
+    server.routes["/drip"] = drip_headers(0.02, stop_drips)  # a header byte every 20 ms, forever
+    started = time.monotonic()
+    with pytest.raises(FetchTimeout) as err:
+        Fetcher(policy(timeout=2.0, max_total_time=0.5, max_retries=0, obey_robots=False)).fetch(server.url("/drip"))
+    assert "not complete within 0.5s" in str(err.value)
+    assert time.monotonic() - started < 3.0
+
+
+def test_https_connections_can_be_cut_too():
+    """No TLS fixture server here: check that https pools build watched connections."""
+    from crawlers.deadline import DeadlineAdapter, _Watched
+
+    pool = DeadlineAdapter().poolmanager.connection_from_url("https://news.example.com/")
+    assert issubclass(pool.ConnectionCls, _Watched) and pool.ConnectionCls.__name__.endswith("HTTPSConnection")
