@@ -37,7 +37,23 @@ import datasets  # noqa: E402
 import hard_negatives  # noqa: E402
 import heldout_sets  # noqa: E402
 from indexer.cleaning import clean_body, clean_title  # noqa: E402
-from indexer.compare.specifics import extract_specifics, specifics_conflict  # noqa: E402
+from indexer.compare.specifics import _COARSE_NAMES, extract_specifics, specifics_conflict  # noqa: E402
+
+# Coarse names that are no Chinese city: countries, regions, provinces (two reports naming 美国
+# or 四川 are not "in one city").
+_NOT_CITIES = frozenset(
+    "中国 美国 日本 韩国 朝鲜 英国 法国 德国 俄罗斯 意大利 西班牙 加拿大 澳大利亚 印度 巴基斯坦 阿富汗 伊拉克 伊朗 以色列 "
+    "巴勒斯坦 土耳其 埃及 泰国 越南 菲律宾 印度尼西亚 印尼 马来西亚 新加坡 缅甸 巴西 墨西哥 阿根廷 南非 尼日利亚 乌克兰 "
+    "叙利亚 沙特 也门 索马里 孟加拉 尼泊尔 斯里兰卡 新西兰 荷兰 比利时 瑞士 瑞典 挪威 芬兰 丹麦 波兰 希腊 葡萄牙 奥地利 "
+    "爱尔兰 智利 秘鲁 哥伦比亚 委内瑞拉 古巴 蒙古 哈萨克斯坦 肯尼亚 埃塞俄比亚 阿尔及利亚 利比亚 苏丹 车臣 加沙 巴格达 "
+    "全国 国内 海外 境外 内地 大陆 华北 华东 华南 华中 西南 西北 东北 中原 江南 珠三角 长三角 京津冀 亚洲 欧洲 非洲 美洲 "
+    "拉美 中东 东南亚 南方 北方 沿海 全省 全市 全县 本市 本省 当地 各地 中华 祖国 北京时间".split()
+) | hard_negatives.PROVINCES
+
+
+def _cities(record: dict) -> frozenset[str]:
+    lead = record["title"] + record["content"][:200]
+    return frozenset(n for n in _COARSE_NAMES - _NOT_CITIES if n in lead)
 
 
 def specifics_of(record: dict, publish_time=None):
@@ -114,6 +130,15 @@ def cec_pairs(part: str, examples: int) -> None:
     _report(f"cec_news distinct events ({part}), same category and place, dates left out", same_place_undated, examples)
     print(f"  of those, without a conflict (first {examples}):")
     for _, a, b in [p for p in same_place_undated if not p[0]][:examples]:
+        print(f"      {a[:50]}  |  {b[:50]}")
+    same_city = [(a, b) for a, b in itertools.combinations(reports, 2)
+                 if a["category"] == b["category"] and _cities(a) & _cities(b)]
+    _report(f"cec_news distinct events ({part}), same category and city",
+            [(specifics_conflict(specs[a["id"]], specs[b["id"]]), a["title"], b["title"]) for a, b in same_city], 0)
+    city_undated = [(specifics_conflict(undated[a["id"]], undated[b["id"]]), a["title"], b["title"]) for a, b in same_city]
+    _report(f"cec_news distinct events ({part}), same category and city, dates left out", city_undated, examples)
+    print(f"  of those, without a conflict (first {examples}):")
+    for _, a, b in [p for p in city_undated if not p[0]][:examples]:
         print(f"      {a[:50]}  |  {b[:50]}")
 
 

@@ -14,6 +14,7 @@ from indexer.compare.specifics import (
     dates_in,
     extract_specifics,
     figures_in,
+    headline_places,
     places_in,
     specifics_conflict,
 )
@@ -231,7 +232,16 @@ def test_places_below_the_city():
     assert not {"哈尔滨市", "哈尔滨", "南京"} & keys
 
 
-@pytest.mark.parametrize("text", ["送往附近医院", "南京市第一人民医院", "市疾控中心", "当地村民和大学生", "一家服装厂", "道路", "该小区"])
+def test_streets_named_with_verbs_industrial_zones_and_headline_counties():
+    keys = {p.key for p in places_in("越秀区起义路217号建业大厦，南京解放路，福州城门胪厦工业区内一棉花厂")}
+    assert {"起义路", "解放路", "城门胪厦工业区"} <= keys
+    assert {p.key for p in headline_places("福州闽侯一鞋厂仓库凌晨失火")} == {"闽侯"}
+    assert {p.key for p in headline_places("云南丘北一幼儿园32学生疑似食物中毒")} == {"丘北"}
+    assert headline_places("四川地震对云南有一定影响") == [] and headline_places("北京警方破获一起案件") == []
+
+
+@pytest.mark.parametrize("text", ["送往附近医院", "南京市第一人民医院", "市疾控中心", "当地村民和大学生", "一家服装厂", "道路", "该小区",
+                                  "各乡镇", "农业农村", "特色小镇", "网络交易市场", "生物技术有限公司", "必由之路"])
 def test_generic_places_are_not_places(text):
     assert places_in(text) == []
 
