@@ -63,10 +63,11 @@ _BOILERPLATE_LINE = re.compile(
     r"(?:图片|配图|题图)?(?:来源于?|来自)网络.{0,20}|"
     # Editors and staff: 责任编辑:X, 责编:X, 编辑 | X, 审核:X, 文/X, 图/X, 编辑邮箱:x@y
     r"(?:责任|实习|值班|执行|特约)?(?:编辑|责编|主编|编审|美编)\s*(?:邮箱)?\s*[:：/|丨].{0,30}|"
-    r"(?:审核|审校|校对|监制|编审|终审|初审|复审|排版|制作|策划|出品|撰文|作者|文|图|摄影|视频|通讯员|统筹|记者|投稿邮箱)\s*[:：/|丨].{0,30}|"
+    # (记者: is not here: interviews write their questions so.)
+    r"(?:审核|审校|校对|监制|编审|终审|初审|复审|排版|制作|策划|出品|撰文|作者|文|图|摄影|视频|通讯员|统筹|投稿邮箱)\s*[:：/|丨].{0,60}|"
     # Bylines: 记者 张三 报道, 上游新闻见习记者 时婷婷, 本报记者 张三 李四 通讯员 王五
     r"(?:本报|新华社|中新社|央视网|人民网)?记者[\s\w、，,]{0,30}(?:报道|摄|采写)?\s*$|"
-    r".{0,12}?(?:首席|见习|实习|特约|驻站)?(?:记者|通讯员)\s*" + _NAMES
+    r".{0,12}?(?:首席|见习|实习|特约|驻站)?(?:记者|通讯员)\s*[:：]?\s*" + _NAMES
     + r"(?:\s*(?:通讯员|实习生|记者|摄影)\s*" + _NAMES + r")*\s*(?:报道|摄影?|采写|文/图|整理)?|"
     # Read-more and expand stubs: 点击阅读全文, 展开全文, 继续阅读, 查看更多, 更多精彩:
     r".{0,20}(?:点击|阅读)(?:阅读)?(?:全文|原文|更多).{0,20}|"
@@ -125,6 +126,9 @@ _TRAILING_FURNITURE = re.compile(
 )
 # 来源:新华社 after the last sentence of the story.
 _TRAILING_SOURCE = re.compile(r"(?<=[。!?”\"])\s*(?:来源|稿源)[:：]\s*[^,，。()（）\n]{1,20}\s*$")
+# Datelines are read in the story's first lines only (a subtitle or tag line may come first): further
+# down, 据报道, is the story's own attribution.
+LEAD_LINES = 2
 # Boilerplate lines are short; a longer line is content, whatever words it starts with.
 BOILERPLATE_MAX_LINE = 200
 _SPACES = re.compile(r"[ \t\u3000\xa0]+")
@@ -308,7 +312,7 @@ def clean_body(content: str) -> str:
         content = html_to_text(content)
     lines = []
     for line in normalize(content).split("\n"):
-        line = _strip_furniture(line)
+        line = _strip_furniture(line, lead=len(lines) < LEAD_LINES)
         if line:
             lines.append(line)
     if lines:
@@ -316,9 +320,9 @@ def clean_body(content: str) -> str:
     return "\n".join(lines)
 
 
-def _strip_furniture(line: str) -> str:
+def _strip_furniture(line: str, lead: bool) -> str:
     """One line without the furniture at its edges and its inline credits; empty if the whole line
-    is furniture."""
+    is furniture. ``lead``: the line opens the story, where a dateline may stand."""
     line = line.strip()
     if not line:
         return ""
@@ -329,7 +333,7 @@ def _strip_furniture(line: str) -> str:
         if "返回搜狐" in line or "责" in line or "摄" in line:
             line = _TRAILING_FURNITURE.sub("", line)
     # The dateline first: its byline in brackets is what tells where the lead ends.
-    if _DATELINE_HINT.match(line):
+    if lead and _DATELINE_HINT.match(line):
         line = _LEADING_DATELINE_SOURCE.sub("", line, count=1)
     if "(" in line:
         line = _INLINE_CREDIT.sub("", line)

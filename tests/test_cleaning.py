@@ -309,3 +309,18 @@ def test_repost_with_other_furniture_cleans_to_the_same_body():
     one = "中新网12日电\n" + STORY + "\n责任编辑:张三"
     two = "【环球网综合】据新华社报道,\n" + STORY + "\n版权声明:本文来源于新华社,转载请注明出处。\n打开app阅读全文"
     assert clean_body(one) == clean_body(two) == STORY
+
+
+def test_attribution_further_down_the_story_is_kept():
+    body = "中新网12日电 " + STORY + "\n据报道,当地已启动应急响应。"
+    assert clean_body(body) == STORY + "\n据报道,当地已启动应急响应。"
+
+
+def test_interview_questions_are_kept_and_bylines_with_a_colon_removed():
+    body = STORY + "\n记者:像那样的票您了解吗?\n记者:李玉娇"
+    assert clean_body(body) == STORY + "\n记者:像那样的票您了解吗?"
+
+
+def test_long_staff_line_is_removed():
+    body = STORY + "\n作者:郑欣贾阶生陈若滢摄影:过东海郑欣视频:刘柏阳责编:胡键审校:段新瑞"
+    assert clean_body(body) == STORY
