@@ -195,6 +195,8 @@ def test_story_without_furniture_is_clean_body_of_itself():
     "据报道,",
     "新华社消息,",
     "【环球网综合】据外媒5日报道,",
+    "【快讯】",
+    "【独家】 ",
     "湘潭在线12月21日讯(湘潭日报社全媒体记者 谭丽 通讯员 沈乐茜)",
 ])
 def test_leads_are_removed(lead):
