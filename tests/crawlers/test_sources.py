@@ -34,6 +34,16 @@ def test_defaults_apply_and_sources_override(tmp_path):
     assert b.fetch_policy().delay == 2.0 and b.hosts == ("*.example.com",)
 
 
+def test_max_total_time_and_host_entries_are_source_settings():
+    cfg = parse_sources({"defaults": {"max_total_time": 30}, "sources": [
+        {"name": "a", "start_urls": ["https://news.example.cn:443/list.html", "http://127.0.0.1:8080/x"]},
+        {"name": "b", "start_urls": ["http://b.example/"], "max_total_time": 5.5},
+    ]})
+    a, b = cfg.sources
+    assert a.fetch_policy().max_total_time == 30.0 and b.fetch_policy().max_total_time == 5.5
+    assert a.hosts == ("news.example.cn", "127.0.0.1:8080")  # default ports left out: http and https both pass
+
+
 def _one(**kw):
     return {"sources": [{"name": "s1", "start_urls": ["http://x.example/"], **kw}]}
 
@@ -53,6 +63,9 @@ def _one(**kw):
         ({"sources": [{"name": "s1", "start_urls": ["ftp://x/"]}]}, "start_urls"),
         ({"sources": [{"name": "s1"}]}, "start_urls"),
         ({"defaults": {"nmae": "x"}, "sources": [{"name": "s1", "start_urls": ["http://x/"]}]}, "nmae"),
+        (_one(max_total_time=0), "max_total_time"),
+        (_one(allowed_hosts=["user@x.example"]), "allowed_hosts"),
+        ({"sources": [{"name": "s1", "start_urls": ["http://u:p@x.example/"]}]}, "start_urls"),
     ],
 )
 def test_errors_name_the_source_and_key(data, key):
