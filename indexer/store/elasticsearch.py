@@ -130,6 +130,15 @@ def score_to_cosine(score: float) -> float:
     return max(-1.0, min(1.0, 2.0 * float(score) - 1.0))
 
 
+def _follow(went: dict[str, str], cluster_id: str) -> str:
+    """Where ``cluster_id`` ends after the merges ``went`` (merged cluster -> the one it joined)."""
+    seen = {cluster_id}
+    while cluster_id in went and went[cluster_id] not in seen:
+        cluster_id = went[cluster_id]
+        seen.add(cluster_id)
+    return cluster_id
+
+
 # ---- in-flight buffer ------------------------------------------------------------------------------
 class _Inflight:
     """Articles written by this store that a search may not see yet; answered from memory with the
@@ -574,46 +583,85 @@ class ElasticsearchStore:
         self._apply_changes(entries)
 
     def _apply_changes(self, entries: Sequence[LoggedChange]) -> None:
-        """Apply ``entries`` in order; on any failure the rest stay in the log for the next try."""
+        """Apply ``entries`` in order (each run of merges together); on any failure the rest stay
+        in the log for the next try."""
         try:
-            for entry in entries:
-                self._apply_change(entry)
+            at = 0
+            while at < len(entries):
+                if entries[at].change.kind == "merge":
+                    end = at
+                    while end < len(entries) and entries[end].change.kind == "merge":
+                        end += 1
+                    self._apply_merges(entries[at:end])
+                    at = end
+                else:
+                    self._apply_split(entries[at])
+                    at += 1
         except BaseException:
             self._unfinished = True
             raise
         self._unfinished = False
         self._ensure_visible()  # the updates, for searches (see the section comment)
 
-    def _apply_change(self, entry: LoggedChange) -> None:
-        change = entry.change
+    def _apply_merges(self, entries: Sequence[LoggedChange]) -> None:
+        """Merges in order, with one read of their ends, one member scan and one bulk update for
+        all of them. Each pending merge resolves both ends through their canonical articles'
+        current clusters, following the merges before it (a merge into a cluster that was itself
+        merged away lands where it went)."""
+        pending = [e for e in entries if e.state == PENDING]
+        stored = {aid: src["cluster_id"] for aid, (_, src) in
+                  self._locate([end for e in pending for end in (e.change.into, e.change.source)]).items()}
+        went: dict[str, str] = {}  # merged cluster -> the cluster it joined, in this run
+        for entry in entries:
+            # a conflict leaves in ``entry`` what another store recorded first; follow that
+            while entry.state == PENDING:
+                into, source = stored.get(entry.change.into), stored.get(entry.change.source)
+                plan = None
+                if into is not None and source is not None:
+                    into, source = _follow(went, into), _follow(went, source)
+                    plan = {"into": into, "source": source} if into != source else None
+                self._changes.mark(entry, SKIPPED if plan is None else APPLYING, **(plan or {}))
+            if entry.state != SKIPPED:
+                went[entry.source] = entry.into
+        plans = [e for e in entries if e.state != SKIPPED]
+        if plans:
+            self._move_clusters([(e.into, e.source, e.change.article_id or e.into) for e in plans])
+        # Applied already only when another store finished a merge while we wrote its articles:
+        # the moves above were redone from its record (idempotent), so they reach those too.
+        self._changes.mark_applied([e for e in plans if e.state != APPLIED])
+
+    def _apply_split(self, entry: LoggedChange) -> None:
         while entry.state == PENDING:
             try:
-                plan = self._resolve_merge(change) if change.kind == "merge" else self._resolve_split(change)
+                plan = self._resolve_split(entry.change)
             except KeyError:
                 plan = None
-            # a conflict leaves in ``entry`` what another store recorded first; follow that
             self._changes.mark(entry, SKIPPED if plan is None else APPLYING, **(plan or {}))
         if entry.state == SKIPPED:
             return
-        # Applied here only when another store finished this change while we were writing its
-        # articles: the moves are redone from its record (idempotent) so they reach those too.
-        if change.kind == "merge":
-            self._move_cluster(entry.into, entry.source, change.article_id or entry.into)
-        else:
-            self._move_article(change.article_id, entry.into, entry.source, entry.new_canonical)
+        self._move_article(entry.change.article_id, entry.into, entry.source, entry.new_canonical)
         if entry.state != APPLIED:
-            self._changes.mark(entry, APPLIED, guarded=False)  # the moves are done, whoever else did them too
+            self._changes.mark_applied([entry])
 
-    def _resolve_merge(self, change: ClusterChange) -> dict[str, str] | None:
-        """Both ends through their canonical articles' current clusters, so a merge into a cluster
-        that was itself merged away lands where it went; None when there is nothing to merge."""
-        if self.multi_index:  # get_many searches there
-            self._refresh_for_changes()
-        found = self.get_many([change.into, change.source])
-        if change.into not in found or change.source not in found:
-            return None
-        into, source = found[change.into].cluster_id, found[change.source].cluster_id
-        return None if into == source else {"into": into, "source": source}
+    def _move_clusters(self, plans: Sequence[tuple[str, str, str]]) -> None:
+        """(into, source, dup_of) in order: every member of each ``source`` joins where its
+        ``into`` ends after all of them; each ``source``'s canonical article points at its
+        ``dup_of`` unless it already points somewhere (so a redo keeps the first)."""
+        went = {}
+        for into, source, _ in plans:
+            went[source] = into
+        sources = list(dict.fromkeys(source for _, source, _ in plans))
+        what = f"merging {len(sources)} clusters (first: {plans[0][1]} into {plans[0][0]})"
+        updates: dict[str, tuple[str, dict]] = {}
+        canonicals = self._locate(sources)
+        for into, source, dup_of in plans:
+            if source in canonicals and source not in updates and canonicals[source][1].get("dup_of") is None:
+                updates[source] = (canonicals[source][0], {"dup_of": dup_of, "dup_reason": MERGED, "score": None})
+        for hit in self._members(sources, what):
+            index, doc = updates.get(hit["_id"], (hit["_index"], {}))
+            destination = _follow(went, hit["_source"]["cluster_id"])
+            updates[hit["_id"]] = (index, {**doc, "cluster_id": destination, "is_canonical": False, "duplicate": 1})
+        self._update_docs(updates, what)
 
     def _resolve_split(self, change: ClusterChange) -> dict[str, str | None]:
         """The article's cluster, the cluster it goes to and, when it is the canonical article, the
@@ -642,18 +690,6 @@ class ElasticsearchStore:
             new_canonical = hits[0]["_id"] if hits else None
         return {"into": into, "source": source, "new_canonical": new_canonical}
 
-    def _move_cluster(self, into: str, source: str, dup_of: str) -> None:
-        """Every member of ``source`` joins ``into``; ``source``'s canonical article points at
-        ``dup_of`` unless it already points somewhere (so a redo keeps the first)."""
-        updates: dict[str, tuple[str, dict]] = {}
-        canonical = self._locate([source]).get(source)
-        if canonical is not None and canonical[1].get("dup_of") is None:
-            updates[source] = (canonical[0], {"dup_of": dup_of, "dup_reason": MERGED, "score": None})
-        for hit in self._members(source, f"merging cluster {source} into {into}"):
-            index, doc = updates.get(hit["_id"], (hit["_index"], {}))
-            updates[hit["_id"]] = (index, {**doc, "cluster_id": into, "is_canonical": False, "duplicate": 1})
-        self._update_docs(updates, f"merging cluster {source} into {into}")
-
     def _move_article(self, aid: str, into: str, source: str, new_canonical: str | None) -> None:
         """A split as resolved by ``_resolve_split``; every step is a redo-safe partial update."""
         what = f"splitting {aid} out of cluster {source}"
@@ -661,7 +697,7 @@ class ElasticsearchStore:
         updates: dict[str, tuple[str, dict]] = {}
         leader = {"is_canonical": True, "duplicate": 0, "dup_of": None, "dup_reason": None, "score": None}
         if new_canonical is not None:
-            for hit in self._members(aid, what):
+            for hit in self._members([aid], what):
                 if hit["_id"] != aid:
                     updates[hit["_id"]] = (hit["_index"], {"cluster_id": new_canonical})
             if new_canonical in located:
@@ -679,14 +715,21 @@ class ElasticsearchStore:
         or another writer), so refresh unconditionally: a change is rare, a refresh cheap."""
         self.refresh()
 
-    def _members(self, cluster_id: str, what: str) -> list[dict]:
-        """Raw hits (``_index``, ``_id``) of every member of ``cluster_id``, after a refresh."""
+    def _members(self, cluster_ids: Sequence[str], what: str) -> list[dict]:
+        """Raw hits (``_index``, ``_id``, ``cluster_id`` in ``_source``) of every member of
+        ``cluster_ids``, after a refresh."""
         self._refresh_for_changes()
-        return list(self._scan_hits({"term": {"cluster_id": cluster_id}}, what, source=["id"]))
+        hits = []
+        for at in range(0, len(cluster_ids), MGET_CHUNK):
+            query = {"terms": {"cluster_id": list(cluster_ids[at : at + MGET_CHUNK])}}
+            hits += self._scan_hits(query, what, source=["id", "cluster_id"])
+        return hits
 
     def _locate(self, ids: Sequence[str]) -> dict[str, tuple[str, dict]]:
         """(backing index, source) of each stored id, read in real time where the alias allows."""
         ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
         if not self.multi_index:
             with translate("reading articles", self.target):
                 docs = self.client.mget(index=self.alias, ids=ids)["docs"]

@@ -194,6 +194,23 @@ class ChangeLog:
         entry.version = _version(resp)
         return True
 
+    def mark_applied(self, entries: Sequence[LoggedChange]) -> None:
+        """Mark ``entries`` applied, unguarded: their moves are done, whoever else did them too."""
+        if not entries:
+            return
+        operations: list[dict] = []
+        for e in entries:
+            operations += [{"update": {"_index": self.index, "_id": e.change_id}}, {"doc": {"state": APPLIED}}]
+        with translate(f"marking {len(entries)} cluster changes applied", self.target):
+            resp = self.client.bulk(operations=operations)
+        failed = [item["update"] for item in resp["items"] if item["update"].get("error")]
+        if failed:
+            raise StoreError(f"marking cluster changes applied in {self.index} failed for {len(failed)} of "
+                             f"{len(entries)} (first: {failed[0].get('_id')}: {failed[0]['error']}); they are "
+                             "finished again on the next write or open")
+        for e in entries:
+            e.state = APPLIED
+
     def _scan(self, query: dict, what: str) -> Iterator[LoggedChange]:
         with translate(what, self.target):
             self.client.indices.refresh(index=self.index)  # the log is small; its reads are rare

@@ -83,7 +83,7 @@ def test_a_merge_recorded_but_not_applied_is_applied_when_the_store_opens_again(
     extra = {"inflight_max": 0, "write_refresh": "true"} if kind == "es-refresh" else {}
     store = log_store(**extra)
     store.write(_two_clusters())
-    _crash(monkeypatch, store, "_move_cluster")  # dies after the merge is recorded and the articles written
+    _crash(monkeypatch, store, "_move_clusters")  # dies after the merge is recorded and the articles written
     with pytest.raises(RuntimeError, match="simulated crash"):
         store.write([_bridge()], [MERGE_B_INTO_A])
     assert store.get_many(["x"]).keys() == {"x"}  # the articles were kept ...
@@ -98,7 +98,8 @@ def test_a_merge_recorded_but_not_applied_is_applied_when_the_store_opens_again(
 def test_a_merge_left_pending_is_applied_by_the_next_write(log_store, monkeypatch):
     store = log_store()
     store.write(_two_clusters())
-    _crash(monkeypatch, store, "_resolve_merge")  # dies before the merge is even resolved: still pending
+    # dies before the merge's resolution is recorded: still pending
+    _crash(monkeypatch, store._changes, "mark", when=lambda entry, state, **_: state in ("applying", "skipped"))
     with pytest.raises(RuntimeError):
         store.write([_bridge()], [MERGE_B_INTO_A])
     assert _log_states(store) == ["pending"]
@@ -113,7 +114,7 @@ def test_a_merge_that_died_after_moving_members_is_finished_not_skipped(log_stor
     find both ends in one cluster and drop it from the log; it is finished from its record."""
     store = log_store()
     store.write(_two_clusters())
-    _crash(monkeypatch, store._changes, "mark", when=lambda entry, state, **_: state == APPLIED)
+    _crash(monkeypatch, store._changes, "mark_applied")
     with pytest.raises(RuntimeError):
         store.write([_bridge()], [MERGE_B_INTO_A])
     assert store.get_many(["b2"])["b2"].cluster_id == "a"  # the member updates were done
@@ -126,7 +127,7 @@ def test_a_split_that_died_half_way_is_finished_with_the_canonical_it_elected(lo
     store.write([art("c", when=T0 + timedelta(hours=1)),
                  art("c3", cluster="c", dup_of="c", reason="near", when=T0 + timedelta(hours=3)),
                  art("c2", cluster="c", dup_of="c", reason="near", when=T0 + timedelta(hours=2))])
-    _crash(monkeypatch, store._changes, "mark", when=lambda entry, state, **_: state == APPLIED)
+    _crash(monkeypatch, store._changes, "mark_applied")
     with pytest.raises(RuntimeError):
         store.split_article(ClusterChange("split", into="c", source="c", article_id="c", by="tester"))
     reopened = log_store(index=store.alias)
@@ -156,6 +157,37 @@ def test_a_store_opening_while_another_writes_its_merge_leaves_one_applied_chang
     assert _log_states(writer) == [APPLIED]
     _merged(writer)
     assert writer.get_many(["b3"])["b3"].cluster_id == "a"
+
+
+def test_merges_of_one_write_follow_each_other_as_the_embedded_store_does(log_store, tmp_path):
+    """One write, several merges that chain (into a cluster merged a moment before, a cluster
+    merged onwards, a repeat): the ES store applies them together; the result and the log are the
+    embedded store's, which applies them one after the other."""
+    from indexer.features.simhash import FINGERPRINT_LAYOUT
+    from indexer.store.sqlite import SqliteStore
+
+    articles = _two_clusters() + [art("c", when=T0 + timedelta(hours=5)), art("z", when=T0 - timedelta(hours=1)),
+                                  art("c2", cluster="c", dup_of="c", reason="near", when=T0 + timedelta(hours=6))]
+    merges = [ClusterChange("merge", into="a", source="b", article_id="x", by="indexer"),
+              ClusterChange("merge", into="b", source="c", by="indexer"),  # b went to a: c joins a
+              ClusterChange("merge", into="z", source="a2", by="indexer"),  # a2's cluster (a, with b and c) joins z
+              ClusterChange("merge", into="a", source="b", article_id="x", by="indexer")]  # already one cluster
+
+    def run(store):
+        store.write(articles)
+        store.write([_bridge()], merges)
+        rows = {a.id: (a.cluster_id, a.is_canonical, a.dup_of, a.dup_reason) for a in store.iter_articles()}
+        return rows, [(c.into, c.source, c.article_id) for c in store.cluster_changes()]
+
+    sqlite = SqliteStore(tmp_path / "sqlite", vector_dims=8, embedding_model="test-model",
+                         fingerprint_layout=FINGERPRINT_LAYOUT, bands=4)
+    try:
+        expected = run(sqlite)
+    finally:
+        sqlite.close()
+    assert {cluster for cluster, *_ in expected[0].values()} == {"z"}
+    assert expected[1] == [("a", "b", "x"), ("a", "c", None), ("z", "a", None)]
+    assert run(log_store()) == expected
 
 
 # ---- the refresh gap ----------------------------------------------------------------------------------
