@@ -464,8 +464,8 @@ class ElasticsearchStore:
             logged: list[LoggedChange] = []
             if merges:
                 self._require_changes()
+                self._unfinished = True  # until they are applied below (also when only some get recorded)
                 logged = self._changes.record(merges, [self._next_seq() for _ in merges])
-                self._unfinished = True  # until they are applied below
             failure: BulkWriteError | None = None
             try:
                 if articles:
@@ -549,8 +549,8 @@ class ElasticsearchStore:
             self._require_changes()
             self._finish_changes()
             plan = self._resolve_split(change)  # KeyError for an unknown article: nothing recorded
-            entry = self._changes.record([change], [self._next_seq()], state=APPLYING, plans=[plan])[0]
             self._unfinished = True
+            entry = self._changes.record([change], [self._next_seq()], state=APPLYING, plans=[plan])[0]
             self._apply_changes([entry])
             return plan["new_canonical"]
 

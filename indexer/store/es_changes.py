@@ -168,7 +168,7 @@ class ChangeLog:
             error = failed[0]["error"]
             reason = error.get("reason", error) if isinstance(error, dict) else error
             raise StoreError(f"recording cluster changes in {self.index} failed for {len(failed)} of {len(entries)} "
-                             f"(first: {failed[0].get('_id')}: {reason}); nothing was changed")
+                             f"(first: {failed[0].get('_id')}: {reason}); those recorded are applied on the next write or open")
         for entry, item in zip(entries, resp["items"]):
             entry.version = _version(item["create"])
         return entries
