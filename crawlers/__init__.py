@@ -1,8 +1,9 @@
 """newsdedup crawlers: polite multi-source news crawling that feeds the indexer.
 
-Layout: ``fetch`` (HTTP), ``middlewares.robots``, ``encoding``, ``dates``, ``sources`` (config),
-``feeds``, ``extract``, ``base`` (BaseNewsCrawler), ``pipelines``, ``sinks``, ``state``,
-``runner`` and ``cli`` (the ``crawl`` command).
+Layout: ``fetch`` (HTTP), ``hosts`` (which URLs may be requested), ``deadline`` (wall time per
+response), ``middlewares.robots``, ``encoding``, ``dates``, ``sources`` (config), ``feeds``,
+``extract``, ``base`` (BaseNewsCrawler), ``pipelines``, ``sinks``, ``state``, ``runner`` and
+``cli`` (the ``crawl`` command).
 """
 
 from .base import BaseNewsCrawler, ListPage, Page

@@ -254,14 +254,14 @@ class Fetcher:
                 location = result.headers.get("Location")
                 if not location:
                     raise HTTPStatusError(current, "redirect without Location", status=result.status)
-                target = urljoin(current, location)
-                if target in visited:
-                    raise TooManyRedirects(url, f"redirect loop via {target}", status=result.status)
+                next_url = urljoin(current, location)
+                if next_url in visited:
+                    raise TooManyRedirects(url, f"redirect loop via {next_url}", status=result.status)
                 if len(hops) >= self.policy.max_redirects:
                     raise TooManyRedirects(url, f"more than {self.policy.max_redirects} redirects", status=result.status)
                 hops.append(current)
-                visited.add(target)
-                current = target
+                visited.add(next_url)
+                current = next_url  # checked at the top of the loop like the first URL
                 continue
             result.url = url
             result.redirects = hops

@@ -21,6 +21,7 @@ from typing import Callable
 import requests
 
 from .base import BaseNewsCrawler, Checkpoint, crawler_class
+from .deadline import mount_deadlines
 from .errors import DropArticle
 from .fetch import BackoffBudget, Fetcher, HostRateLimiter
 from .pipelines import CrawledArticle, Pipeline, default_pipeline
@@ -97,6 +98,7 @@ def run_crawl(
     progress = progress or (lambda source, event, detail: None)
     stats = stats if stats is not None else CrawlStats()
     session = requests.Session()
+    mount_deadlines(session)  # once, before the source threads share it
     sleep_kwargs = {"sleep": options.sleep} if options.sleep else {}
     limiter = HostRateLimiter(**sleep_kwargs)
     backoff = BackoffBudget(options.max_backoff_per_host, options.max_backoff_per_run)
