@@ -427,7 +427,7 @@ _GENERIC_NAMES = re.compile(
 # left before them must still be a name.
 _GENERIC_TAIL = re.compile(
     r"(?:科技|有限|责任|股份|集团|实业|发展|投资|贸易|控股|网络|信息|技术|电子|商务|电子商务|交易|国际|中国|超级|"
-    r"金融|资本|股票|证券|消费|房地产|房产|二手|批发|零售|农贸|菜|农产品|建材|物流|服务|管理|咨询|文化|传媒)+$"
+    r"金融|资本|股票|证券|消费|房地产|房产|二手|批发|零售|农贸|菜|农产品|建材|物流|服务|管理|咨询|文化|传媒|顾问|公关|广告|上市)+$"
 )
 # Streets are often named with a verb (解放路, 建设路, 起义路): one such word right before a street
 # ending is its name.
@@ -608,6 +608,27 @@ class Specifics:
     all_dates: tuple[EventDate, ...] = ()
     all_figures: tuple[Figure, ...] = ()
     text: str = ""
+    sentences: frozenset[str] = frozenset()  # the body's sentences, compacted (``_sentences``)
+
+
+# A sentence this long, found word for word in another report, was copied from it.
+MIN_SHARED_SENTENCE_CHARS = 10
+_SENTENCE_END = re.compile(r"[。！？!?；;\n]+")
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def _sentences(body: str) -> frozenset[str]:
+    """The body's sentences without spaces and punctuation, those long enough to count as copied."""
+    out = (_NOT_WORD.sub("", s) for s in _SENTENCE_END.split(body))
+    return frozenset(s for s in out if len(s) >= MIN_SHARED_SENTENCE_CHARS)
+
+
+def copies_of_one_report(a: Specifics, b: Specifics) -> bool:
+    """At least two sentences, and half the sentences of the report with fewer, appear word for
+    word in both: the two are cuts of one report (a trimmed repost, another with sentences
+    dropped), whose leads may have slid to different sentences, each with a detail the other cut."""
+    shared = len(a.sentences & b.sentences)
+    return shared >= 2 and shared * 2 >= min(len(a.sentences), len(b.sentences))
 
 
 def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime | date | None = None) -> Specifics:
@@ -628,6 +649,7 @@ def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime 
         all_dates=tuple(dict.fromkeys(d for _, _, d in dates)),
         all_figures=tuple(dict.fromkeys(f for _, f in figures)),
         text=f"{clean_title}\n{clean_body[:TEXT_CHARS]}",
+        sentences=_sentences(clean_body[:TEXT_CHARS]),
     )
 
 
@@ -689,7 +711,10 @@ def specifics_conflict(a: Specifics, b: Specifics) -> str | None:
     Only specifics both leads state count, and only when neither report mentions any of the
     other's: a detail one side leaves out, or mentions further down, is no conflict. Checked in
     order: event dates, places, figures, people (张某 forms); named organisations are extracted
-    for the record but decide nothing (every report quotes different authorities)."""
+    for the record but decide nothing (every report quotes different authorities). Two cuts of
+    one report (``copies_of_one_report``) never conflict."""
+    if copies_of_one_report(a, b):
+        return None
     return (
         _date_conflict(a, b)
         or _place_conflict(a, b)

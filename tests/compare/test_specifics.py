@@ -275,3 +275,16 @@ def test_background_dates_long_before_publishing_are_not_event_dates():
     lead = spec("冬虫夏草该走下神坛了", "事实上，早在2016年2月4日，原国家食药监总局就曾发布消费提示。5月22日发布的报告显示……", when)
     assert [str(d) for d in lead.dates] == ["2024-05-22"]
     assert "2016-02-04" in [str(d) for d in lead.all_dates]
+
+
+def test_two_cuts_of_one_report_whose_leads_slid_apart_do_not_conflict():
+    body = ("10月17日下午，襄阳区东津镇一小学的学生在食堂吃饭后出现腹痛症状。经紧急处理，至昨晚，中毒学生均已出院。"
+            "当晚10时许，记者赶到医院，医生正对十多名小学生进行治疗。该校名叫一社小学，共有150余名学生。"
+            "据了解，中毒学生当日中午都吃了食堂的白菜煮鸭子。襄阳区委宣传部称，中毒学生共22人，该校13日买的鸭子连续吃了数天。")
+    sents = _sentences(body)
+    when = datetime(2023, 10, 19, 9, tzinfo=CST)
+    # One copy keeps 至昨晚 and cuts the last sentence; the other cuts 至昨晚, so 13日 slides into its lead.
+    kept_yesterday = spec("襄樊一所学校22名学生食物中毒", "".join(sents[:-1]), when)
+    kept_13th = spec("襄樊一所学校22名学生食物中毒", "".join(sents[:1] + sents[2:]).replace("10月17日下午，", ""), when + timedelta(days=2))
+    assert kept_yesterday.dates and kept_13th.dates
+    assert specifics_conflict(kept_yesterday, kept_13th) is None
