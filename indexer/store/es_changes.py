@@ -148,6 +148,11 @@ class ChangeLog:
                     raise
         return True
 
+    def drop(self) -> None:
+        """Delete the log index (tests and ``es`` tooling, beside ``es_schema.drop``)."""
+        with translate(f"deleting the cluster change log {self.index}", self.target):
+            self.client.indices.delete(index=self.index, ignore_unavailable=True)
+
     def record(self, changes: Sequence[ClusterChange], seqs: Sequence[int], *, state: str = PENDING,
                plans: Sequence[dict[str, str | None]] | None = None) -> list[LoggedChange]:
         """Store ``changes`` (with their write-order numbers) in ``state``; every one or an error."""

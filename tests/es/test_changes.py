@@ -37,7 +37,7 @@ def log_store(es_store):
 
     yield make
     for store in made:
-        store.client.indices.delete(index=changes_index(store.alias), ignore_unavailable=True)
+        store._changes.drop()
 
 
 def _two_clusters() -> list:
