@@ -1,8 +1,9 @@
 """The Elasticsearch store's cluster change log: crash safety, the refresh gap, a missing log index.
 
 The contract suite (tests/store) checks what merges and splits do; these tests check what only the
-remote store can get wrong: a change recorded but not applied when the process dies, members a
-search does not see yet, and a deployment without the log index.
+remote store can get wrong: a change recorded but not applied when the process dies, a store that
+opens while another applies, the merges of one write applied together, members a search does not
+see yet, the indexer's merges end to end, and a deployment without the log index.
 """
 
 from __future__ import annotations
