@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
+
 from .conftest import article
+
+pytestmark = pytest.mark.es
 
 
 def test_two_daemons_one_index_failover(daemons):
@@ -13,8 +17,6 @@ def test_two_daemons_one_index_failover(daemons):
 
     server = require_server()
     if server.auth:
-        import pytest
-
         pytest.skip("this test passes no credentials to the daemons")
     index = f"ndtest-{uuid.uuid4().hex[:10]}"
     sets = {"es.index": index, "es.replicas": "0", "daemon.lease_ttl_seconds": "1.0",
