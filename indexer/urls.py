@@ -52,7 +52,10 @@ def canonical_url(url: str) -> str:
     host = parts.hostname.rstrip(".")
     if ":" in host:  # an IPv6 literal keeps its brackets
         host = f"[{host}]"
-    if port and port != DEFAULT_PORTS[scheme]:
+    if port is not None and port != DEFAULT_PORTS[scheme]:
         host = f"{host}:{port}"
     trimmed = urlunsplit((scheme, host, parts.path or "/", _without_tracking(parts.query), ""))
-    return canonicalize_url(trimmed, keep_blank_values=True, keep_fragments=False)
+    try:
+        return canonicalize_url(trimmed, keep_blank_values=True, keep_fragments=False)
+    except (UnicodeError, ValueError):  # a lone surrogate or an unencodable host: keep it trimmed
+        return trimmed

@@ -46,3 +46,10 @@ def test_hosts_userinfo_and_what_is_not_a_url():
     assert canonical_url(" not a url ") == "not a url"
     assert canonical_url("ftp://x.example/p") == "ftp://x.example/p"
     assert canonical_url("http://x.example:99999/p") == "http://x.example:99999/p"
+
+
+@pytest.mark.parametrize("url", ["http://x.example/\ud800?utm_source=a#f", "http://\ud800.example/p", "http://x.example/p?q=\ud800"])
+def test_urls_that_cannot_be_encoded_are_trimmed_not_raised(url):
+    """canonical_url runs on every record's URL; a lone surrogate is the record validator's to
+    refuse, with a clear error, not an exception from here."""
+    assert "#" not in canonical_url(url) and "utm_source" not in canonical_url(url)
