@@ -20,6 +20,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import re
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -112,24 +113,19 @@ class _Reply(Exception):
 
 def parse_body(text: str) -> tuple[list[Any], dict[int, str]]:
     """One JSON object, a JSON array, or NDJSON. Returns the items and ``{index: error}`` for
-    NDJSON lines that are not JSON; raises ``_Reply(400)`` when nothing is JSON."""
+    NDJSON lines (or array elements) that are not JSON; raises ``_Reply(400)`` when nothing is."""
     text = text.strip()
     if not text:
         raise _Reply(400, {"error": "empty body"})
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as first:  # JSONDecodeError is a ValueError
+        if isinstance(first, RecursionError) and (elements := split_json_array(text)) is not None:
+            return _parse_each(elements)  # one element too deep for the parser: refuse only that one
         lines = [ln for ln in text.splitlines() if ln.strip()]
         if len(lines) < 2:
             raise _Reply(400, {"error": f"body is not JSON: {_json_error(first)}"}) from None
-        items: list[Any] = []
-        errors: dict[int, str] = {}
-        for i, line in enumerate(lines):
-            try:
-                items.append(json.loads(line))
-            except (ValueError, RecursionError) as exc:
-                items.append(None)
-                errors[i] = f"invalid JSON: {_json_error(exc)}"
+        items, errors = _parse_each(lines)
         if len(errors) == len(lines):
             raise _Reply(400, {"error": "body is neither JSON nor NDJSON"})
         return items, errors
@@ -138,6 +134,47 @@ def parse_body(text: str) -> tuple[list[Any], dict[int, str]]:
     if isinstance(data, list):
         return data, {}
     raise _Reply(400, {"error": f"expected a JSON object, an array of objects or NDJSON, got {type(data).__name__}"})
+
+
+def _parse_each(texts: list[str]) -> tuple[list[Any], dict[int, str]]:
+    items: list[Any] = []
+    errors: dict[int, str] = {}
+    for i, text in enumerate(texts):
+        try:
+            items.append(json.loads(text))
+        except (ValueError, RecursionError) as exc:
+            items.append(None)
+            errors[i] = f"invalid JSON: {_json_error(exc)}"
+    return items, errors
+
+
+# strings (skipped whole, escapes included) and the punctuation that shapes a JSON array
+_JSON_SHAPE = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},]')
+
+
+def split_json_array(text: str) -> list[str] | None:
+    """The top-level elements of a JSON array as text, found without parsing them (so without
+    recursion, at any depth); None when ``text`` is not one array whose brackets balance."""
+    if not text.startswith("["):
+        return None
+    depth, start, parts = 0, 1, []
+    for m in _JSON_SHAPE.finditer(text):
+        mark = m.group()[0]
+        if mark in "[{":
+            depth += 1
+        elif mark in "]}":
+            depth -= 1
+            if depth == 0:
+                if text[m.end():].strip():
+                    return None
+                last = text[start : m.start()]
+                if last.strip() or parts:
+                    parts.append(last)
+                return parts
+        elif mark == "," and depth == 1:
+            parts.append(text[start : m.start()])
+            start = m.end()
+    return None
 
 
 def _json_error(exc: BaseException) -> str:

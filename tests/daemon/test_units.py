@@ -197,3 +197,64 @@ def test_prefetching_featurizer_hands_out_what_it_computed_ahead_in_parts(defaul
         assert calls["text"] == 6  # forgotten: computed again
     finally:
         pf.close()
+
+
+def test_parse_body_refuses_what_the_json_parser_cannot_handle_with_400_or_per_line():
+    deep = "[" * 100_000 + "]" * 100_000
+    for bad in ('{"a": ' + deep + "}", '{"n": ' + "9" * 5000 + "}"):  # too deep; an integer past Python's digit limit
+        with pytest.raises(_Reply) as exc:
+            parse_body(bad)
+        assert exc.value.code == 400
+    items, errors = parse_body('{"a": 1}\n' + deep + "\n" + '{"n": ' + "9" * 5000 + "}\n")
+    assert items[0] == {"a": 1} and errors[1] == "invalid JSON: nested too deeply to parse"
+    assert errors[2].startswith("invalid JSON: ") and "digits" in errors[2]
+    # an array with one element too deep for the parser: only that element is refused
+    items, errors = parse_body('[{"a": "],[{"},\n ' + deep + ', {"b": "\\"]"}]')
+    assert items == [{"a": "],[{"}, None, {"b": '"]'}] and errors == {1: "invalid JSON: nested too deeply to parse"}
+
+
+def test_split_json_array_finds_top_level_elements_without_parsing():
+    from indexer.daemon.api import split_json_array
+
+    assert split_json_array('[1, {"a": [2, "x,]"]}, "\\",["]') == ["1", ' {"a": [2, "x,]"]}', ' "\\",["']
+    assert split_json_array("[]") == [] and split_json_array("[ ]") == []
+    for not_one_array in ('{"a": 1}', "[1] [2]", "[[1]", '["1]"'):
+        assert split_json_array(not_one_array) is None
+
+
+def test_queue_buries_rows_it_cannot_parse_and_requeues_dead_letters(tmp_path):
+    import sqlite3
+
+    q = DurableQueue(tmp_path, max_items=4)
+    q.put_many(_items("a"), "http")
+    other = sqlite3.connect(tmp_path / "queue.sqlite3")  # a row written before the edge bounded records
+    with other:
+        other.execute("INSERT INTO items (article_id, record, origin, enqueued_at) VALUES ('deep', ?, 'http', 0)",
+                      ("[" * 100_000 + "]" * 100_000,))
+    q.put_many(_items("b"), "http")  # the queue noticed the other writer: three rows, room for one more
+    assert q.depth() == 3
+    taken = q.take(5, wait=0, fill=False)
+    assert [i.article_id for i in taken] == ["a", "b"]
+    q.ack([i.seq for i in taken])
+    (dead,) = q.dead_letters()
+    assert dead.article_id == "deep" and "cannot be parsed" in dead.error and dead.record.startswith("[[[")
+    assert q.depth() == 0
+    # requeue: by id or all, back at the end of the queue as stored, never past max_items
+    q.put_many(_items("c", "d", "e", "f"), "http")
+    with pytest.raises(QueueFull):
+        q.requeue()
+    assert q.dead_count() == 1
+    first = q.take(5, wait=0, fill=False)
+    q.ack([i.seq for i in first])
+    assert q.requeue(["nope"]) == 0 and q.requeue(["deep"]) == 1 and q.dead_count() == 0
+    assert q.take(5, wait=0, fill=False) == [] and q.dead_count() == 1  # still unparseable: buried again
+    # a second process re-queues into a running queue; the running one picks it up
+    q.put_many(_items("e"), "http")
+    (e,) = q.take(5, wait=0, fill=False)
+    q.bury(e, "boom")
+    cli_side = DurableQueue(tmp_path, max_items=4)
+    assert cli_side.requeue(["e"]) == 1
+    cli_side.close()
+    assert [i.article_id for i in q.take(5, wait=0, fill=False)] == ["e"] and q.depth() == 1
+    other.close()
+    q.close()
