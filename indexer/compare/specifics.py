@@ -281,7 +281,9 @@ _ROLE_NOUNS = {
 }
 _ROLE_OF_WORD = {w: role for role, words in _ROLE_WORDS.items() for w in words.split("|")}
 _ROLE_OF_NOUN = {w: role for role, words in _ROLE_NOUNS.items() for w in words.split("|")}
-_APPROX_BEFORE = r"(至少|最少|超过|逾|近|将近|约|大约|共约|达到|已达|达|升至|增至|上升至|上升到|增加至|增加到|攀升至|累计|总计|已增至)?"
+# Words before a figure that make it an approximation or a count so far (已造成: more may follow).
+_APPROX_BEFORE = (r"(至少|最少|超过|逾|近|将近|约|大约|共约|达到|已达|达|升至|增至|上升至|上升到|增加至|增加到|攀升至|累计|总计|已增至"
+                  r"|已经造成|已造成|已致|已导致|已有|已经有|至今已|目前已|暂时)?")
 _APPROX_AFTER = r"(余|多|来|几)?"
 _HEADS = "人|名|位|个|例|具|口"
 _GAP = r"[^\d\s,.;:!?，。；：！？、()（）\"“”]{0,8}?"
@@ -316,6 +318,11 @@ def _figure(role: str, number: str, before: str | None, after: str | None, scale
 # Figures that identify an event. Money and areas are extracted too, but a report quotes many
 # sums (losses, fines, budgets, prices) and copies cut to different paragraphs keep different ones.
 DECIDING_ROLES = frozenset({"deaths", "injured", "poisoned", "missing", "trapped", "magnitude"})
+
+
+# How far two figures of a role may lie apart and still be one: a magnitude is revised by a tenth
+# or two after the first automatic reading (汶川 7.8, then 8.0). Rounding guards the float compare.
+FIGURE_SLACK = {"magnitude": 0.2 + 1e-9}
 
 
 def figures_in(text: str) -> list[Figure]:
@@ -694,9 +701,17 @@ def _figure_conflict(a: Specifics, b: Specifics) -> str | None:
             continue
         lead_a = {f.value for f in a.figures if f.role == role}
         lead_b = {f.value for f in b.figures if f.role == role}
-        if lead_a.isdisjoint(f.value for f in all_b) and lead_b.isdisjoint(f.value for f in all_a):
+        slack = FIGURE_SLACK.get(role, 0.0)
+        if not _figures_meet(lead_a, all_a, lead_b, all_b, slack):
             return f"{role} differ: {'、'.join(f'{v:g}' for v in sorted(lead_a))} vs {'、'.join(f'{v:g}' for v in sorted(lead_b))}"
     return None
+
+
+def _figures_meet(lead_a: set[float], all_a, lead_b: set[float], all_b, slack: float) -> bool:
+    """Some lead figure of either side is among the other side's figures of its role, within ``slack``."""
+    return any(abs(x - y.value) <= slack for x in lead_a for y in all_b) or any(
+        abs(x - y.value) <= slack for x in lead_b for y in all_a
+    )
 
 
 def _anonymised(people: tuple[str, ...]) -> tuple[str, ...]:

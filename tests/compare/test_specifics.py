@@ -288,3 +288,20 @@ def test_two_cuts_of_one_report_whose_leads_slid_apart_do_not_conflict():
     kept_13th = spec("襄樊一所学校22名学生食物中毒", "".join(sents[:1] + sents[2:]).replace("10月17日下午，", ""), when + timedelta(days=2))
     assert kept_yesterday.dates and kept_13th.dates
     assert specifics_conflict(kept_yesterday, kept_13th) is None
+
+
+def test_a_count_so_far_does_not_conflict():
+    when = FIRE_GULOU[2]
+    first = spec("中山路居民楼火灾", "10日凌晨，鼓楼区中山路一居民楼发生火灾，造成3人死亡。", when)
+    running = spec("中山路居民楼火灾", "10日凌晨，鼓楼区中山路一居民楼发生火灾，目前已造成5人死亡。", when)
+    assert Figure("deaths", 5, exact=False) in running.figures
+    assert specifics_conflict(first, running) is None
+
+
+def test_magnitudes_a_revision_apart_agree():
+    when = datetime(2008, 5, 12, 18, tzinfo=CST)
+    first = spec("四川汶川发生7.8级地震", "12日14时28分，四川汶川县发生7.8级地震。", when)
+    revised = spec("四川汶川发生8.0级地震", "12日14时28分，四川汶川县发生8.0级地震。", when + timedelta(days=6))
+    other = spec("四川汶川发生6.1级地震", "12日14时28分，四川汶川县发生6.1级地震。", when)
+    assert specifics_conflict(first, revised) is None
+    assert specifics_conflict(first, other) == "magnitude differ: 7.8 vs 6.1"
