@@ -140,7 +140,8 @@ class ChangeLog:
             try:
                 self.client.indices.create(
                     index=self.index, mappings=CHANGES_MAPPING,
-                    settings={"number_of_shards": 1, "number_of_replicas": self.replicas},
+                    # the article indices' replica rule (es_mappings/component_settings.json)
+                    settings={"number_of_shards": 1, "auto_expand_replicas": f"0-{self.replicas}"},
                 )
                 log.info("created the cluster change log index %s", self.index)
             except BadRequestError as exc:  # a concurrent opener made it first
