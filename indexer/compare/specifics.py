@@ -402,7 +402,7 @@ _COARSE_NAMES = frozenset("""
 # Endings of an administrative name at city level or above (南京市, 江苏省, 延边朝鲜族自治州).
 _COARSE_ENDINGS = ("省", "市", "自治区", "自治州", "州", "盟", "地区", "特别行政区")
 # Endings of a place finer than a city, longest first so 小区 is read before 区. Districts and
-# counties (区, 县) are a coarser level than the rest: see ``_levels``.
+# counties (区, 县) are a coarser level than the rest: see ``_place_conflict``.
 _DISTRICT_ENDINGS = ("区", "县", "旗")
 _FINE_ENDINGS = tuple((
     "大道 大街 街道 胡同 路 街 巷 弄 "
@@ -445,7 +445,7 @@ _COMMON_PLACE_WORDS = frozenset("小镇 乡镇 城镇 村镇 集镇 农村 乡�
 # First characters of a description, not a name: 各乡镇, 该小区, 全市各医院, 多家工厂.
 _DETERMINERS = frozenset("各全该本此这那某其每多数几诸")
 # Words no place name holds: a walk that took them in crossed a clause.
-_NOT_IN_PLACE = re.compile(r"报道|媒体|记者|发生|获悉|了解|表示|通报|介绍|经|据|被|称|资料|图|之路$|之路")
+_NOT_IN_PLACE = re.compile(r"报道|媒体|记者|发生|获悉|了解|表示|通报|介绍|经|据|被|称|资料|图|之路")
 # Tags of tokens that can be part of a place's name; anything else (a verb, a preposition, a
 # pronoun, punctuation) ends the name to its left.
 _NAME_TAGS = frozenset({"n", "ns", "nr", "nrt", "nrfg", "nz", "nt", "j", "eng", "q", "ng", "b", "s", "zg", "g"})
