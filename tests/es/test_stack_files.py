@@ -64,6 +64,12 @@ def read_env_file(path: Path) -> dict[str, str]:
     return env
 
 
+def compose_text() -> str:
+    """docker-compose.yml without its comment lines, which Compose does not interpolate."""
+    lines = COMPOSE.read_text(encoding="utf-8").splitlines()
+    return "\n".join(line for line in lines if not line.lstrip().startswith("#"))
+
+
 @pytest.fixture(scope="module")
 def env() -> dict[str, str]:
     return read_env_file(ENV_EXAMPLE)
@@ -71,7 +77,7 @@ def env() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def compose(env) -> dict:
-    return yaml.safe_load(interpolate(COMPOSE.read_text(encoding="utf-8"), env)[0])
+    return yaml.safe_load(interpolate(compose_text(), env)[0])
 
 
 def _is_setting(name: str) -> bool:
@@ -80,7 +86,7 @@ def _is_setting(name: str) -> bool:
 
 
 def test_compose_interpolates_every_service_with_the_example_env(env):
-    text = COMPOSE.read_text(encoding="utf-8")
+    text = compose_text()
     _, used = interpolate(text, env)
     undefined = sorted(name for name in used if not env.get(name))
     assert not undefined, f"docker-compose.yml uses variables .env.example does not set: {undefined}"
@@ -89,7 +95,7 @@ def test_compose_interpolates_every_service_with_the_example_env(env):
 
 
 def test_env_example_sets_only_what_compose_or_newsdedup_reads(env):
-    _, used = interpolate(COMPOSE.read_text(encoding="utf-8"), env)
+    _, used = interpolate(compose_text(), env)
     settings = {k for k in env if _is_setting(k)}
     load_settings(environ={k: env[k] for k in settings})  # an unknown key or a bad value raises
     unused = sorted(set(env) - used - settings - CLI_ONLY)
