@@ -291,11 +291,13 @@ LAYER_SETS = ["exact", "near", "semantic", "exact,near", "exact,near,semantic"]
 def layers(args):
     """Each duplicate layer alone and combined (decision.layers) on the labelled sets, in file
     order. Runs without the semantic layer also switch the embedding model off, and that changes
-    what they find, not only their cost: without vectors the only candidates are exact-key hits
-    and SimHash band hits within simhash.max_distance (3 bits); a trimmed or partly rewritten
-    repost whose fingerprint is further away is never compared, although the near rule
-    (containment) would accept it. With the model on, such reposts reach the near rule as kNN
-    neighbours. So the near-only rows measure the near rule with band candidates only."""
+    what they find, not only their cost: without vectors the only stored candidates are
+    exact-key hits and SimHash band hits within simhash.max_distance (3 bits; articles of the
+    same ingest batch that share a band key are compared whatever their distance). A trimmed or
+    partly rewritten repost whose fingerprint is further from an already stored original is
+    never compared, although the near rule (containment) would accept it; with the model on,
+    it reaches the near rule as a kNN neighbour. So the rows without the semantic layer measure
+    their rules on band candidates only, and understate what those rules accept with the model."""
     part = _part(args)
     repost_records, repost_truth = datasets.repost_set(args.seeds or 300, part=part)
     ecom_pairs = list(datasets.ecom_articles(part=part))
