@@ -97,3 +97,13 @@ def test_reads_need_the_token_when_one_is_set_probes_do_not(daemons):
         assert d.get(path).status == 200, path
     assert d.stop() == 0
     assert token not in d.log_text()
+
+
+def test_elasticsearch_rows_with_an_extra_that_is_not_an_object_still_read():
+    from indexer.store.elasticsearch import from_source
+
+    src = {"id": "a1", "cluster_id": "a1", "title": "标题", "simhash": 0, "bands": []}
+    assert from_source({**src, "extra": {"作者": "张三"}}).extra == {"作者": "张三"}
+    assert from_source(src).extra == {}
+    assert from_source({**src, "extra": ["x", ["y"]]}).extra == {"unreadable_extra": ["x", ["y"]]}
+    assert from_source({**src, "extra": "{not json"}).extra == {"unreadable_extra": "{not json"}
