@@ -18,7 +18,11 @@ import time
 
 log = logging.getLogger(__name__)
 
-LINGER_SECONDS = 1.0  # how long a refused connection may still send before it is closed
+# How long a refused connection may still send (its unread body, dropped as it arrives) before it
+# is closed: long enough for a body of max_body_bytes on a fast link, which a client like urllib
+# sends whole before it reads the answer; closing earlier resets it and the client never sees 503.
+LINGER_SECONDS = 10.0
+LINGER_BYTES_PER_TICK = 8 * 1024 * 1024  # per connection; a fast sender must not hold the reaper
 MAX_LINGERING = 1024  # beyond this, refused connections are closed at once
 
 
@@ -100,7 +104,7 @@ class ConnectionReaper(threading.Thread):
 def _drained(sock: socket.socket, now: float, until: float) -> bool:
     """Read and drop what the client still sends; True (and closed) once it is done or time is up."""
     try:
-        for _ in range(16):  # a bounded amount per tick: a fast sender must not hold this thread
+        for _ in range(LINGER_BYTES_PER_TICK // 65536):
             if not sock.recv(65536):
                 break  # the client closed: done
         else:
