@@ -261,6 +261,9 @@ def test_sentences_that_start_like_leads_are_kept(sentence):
     "广告",
     "- end -",
     "(完)",
+    "原标题:20岁之后,爸妈就会变温柔。",
+    "本文消息来源:武汉晚报,如有版权问题请联系小编。",
+    "欢迎转发、评论、点赞,让交通事故远离大家!",
 ])
 def test_furniture_lines_are_removed(footer):
     assert clean_body(STORY + "\n" + footer) == STORY
@@ -298,6 +301,12 @@ def test_photo_credit_after_a_caption_is_removed():
     "关注民生是今年政府工作报告的一大亮点。",
     "原标题:揭开维权事件的黑幕 新华社北京7月11日电 黑龙江庆安等地一系列热点事件的现场,为何屡屡出现律师挑头闹事。",
     "受访者表示,主要收入来源:工资和奖金。",
+    "用户可在app内查看账单。",
+    "更多精彩的节目将在下周播出。",
+    "网友纷纷点赞。",
+    "学校鼓励学生阅读更多的课外书籍。",
+    "市民可下载“随申办”app办理。",
+    "记者尝试抠掉这些假的二维码,但底部粘太紧,撕下后依然无法正常扫码使用单车。",
 ])
 def test_content_that_mentions_furniture_words_is_kept(sentence):
     out = clean_body(STORY + "\n" + sentence)
