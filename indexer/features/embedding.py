@@ -184,8 +184,8 @@ class E5SmallEmbedder:
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dims), dtype=np.float32)
-        # One call at a time: the engine's scratch buffers belong to the loaded model, and it
-        # already uses every thread it was given.
+        # One call at a time: each call already runs on every thread the engine was given, and
+        # calls from several featurising threads at once would only oversubscribe the cores.
         with self._lock:
             vectors = self._load().query([_e5_text(t) for t in texts])
         return _normalise(vectors)
