@@ -52,6 +52,7 @@ class ApiServer(ThreadingHTTPServer):
         self.app = app
         self.connection_slots = threading.BoundedSemaphore(app.d.max_connections)
         self.body_budget = ByteBudget(app.d.max_inflight_body_bytes)
+        app.metrics.body_bytes_in_flight.set_function(lambda: self.body_budget.used)
         self.reaper = ConnectionReaper()
         self._close_gracefully: set[socket.socket] = set()
         self._close_lock = threading.Lock()

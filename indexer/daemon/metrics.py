@@ -34,6 +34,8 @@ class DaemonMetrics:
         lease_g.set_function(lease_held)
         dead_g = Gauge("newsdedup_queue_dead_letters", "Articles in the queue's dead-letter table now (any run)", registry=r)
         dead_g.set_function(dead_letters)
+        self.body_bytes_in_flight = Gauge("newsdedup_daemon_http_body_bytes_in_flight",
+                                          "Request body bytes (by Content-Length) being read or handled now", registry=r)
         self.busy = Counter("newsdedup_daemon_http_refused", "Requests refused unread because the server was busy, by limit",
                             ["limit"], registry=r)
 
