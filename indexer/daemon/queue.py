@@ -227,12 +227,11 @@ class DurableQueue:
         self._cond.notify_all()
 
     # ---- dead letters ----------------------------------------------------------------------------
-    def dead_letters(self, limit: int | None = None) -> list[DeadLetter]:
+    def dead_letters(self) -> list[DeadLetter]:
         """The dead table, oldest failure first."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT seq, article_id, record, origin, enqueued_at, failed_at, error FROM dead ORDER BY failed_at, seq"
-                + (" LIMIT ?" if limit is not None else ""), (limit,) if limit is not None else ()).fetchall()
+                "SELECT seq, article_id, record, origin, enqueued_at, failed_at, error FROM dead ORDER BY failed_at, seq").fetchall()
         return [DeadLetter(*row) for row in rows]
 
     def dead_since(self, since: float) -> int:

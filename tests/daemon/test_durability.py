@@ -161,6 +161,8 @@ def test_poison_article_moves_to_dead_letters_others_indexed_and_requeue_brings_
     assert listed.exit_code == 0, listed.output
     (line,) = [json.loads(x) for x in listed.output.splitlines()]
     assert line["id"] == corpus[3]["id"] and "simulated poison article" in line["error"] and "record" not in line
+    (with_record,) = [json.loads(x) for x in _dead_letters_cli(d.queue, "list", "--records").output.splitlines()]
+    assert json.loads(with_record["record"]) == corpus[3]  # as it was queued
     # still poison: it comes back to the dead table, the worker goes on
     assert _dead_letters_cli(d.queue, "requeue", "--all").output.strip() == "re-queued 1 articles"
     d.wait_for(lambda: d.metric("newsdedup_daemon_dead_letters_total") == 2, 20, "buried again")
