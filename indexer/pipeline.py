@@ -27,6 +27,7 @@ from .clusters import Candidate, assign
 from .compare.evidence import PairEvidence, compare_sides
 from .compare.rules import Verdict, judge
 from .compare.sides import Side, shingle_source
+from .comparer import PairComparer
 from .errors import InvalidArticle
 from .features import Featurizer, TextFeatures, text_features
 from .features.embedding import create_embedder
@@ -269,12 +270,7 @@ class Indexer:
 
     def compare(self, a: Mapping | Article, b: Mapping | Article) -> tuple[PairEvidence, Verdict | None]:
         """The ingest rules applied to one pair, ignoring time windows and clusters."""
-        arts = [x if isinstance(x, Article) else article_from_record(x, name, self.settings.default_tz) for x, name in ((a, "a"), (b, "b"))]
-        texts = [self.featurizer.text(x) for x in arts]
-        vectors = self.featurizer.embed(texts)
-        sides = [Side.of(x.id, t, v, x.publish_time) for x, t, v in zip(arts, texts, vectors)]
-        evidence = compare_sides(sides[0], sides[1], self.settings)
-        return evidence, judge(evidence, self.settings.decision, self.settings.simhash)
+        return PairComparer(self.settings, self.featurizer).compare(a, b)
 
     def explain(self, article_id: str, limit: int = 5) -> dict:
         """Why a stored article is, or is not, a duplicate: its decision, and the evidence against
