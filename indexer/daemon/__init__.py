@@ -2,6 +2,7 @@
 
 Modules: ``settings`` (the ``[daemon]`` section), ``queue`` (durable SQLite queue), ``worker``
 (batching, prefetching features, one writer), ``lease`` (writer lease: file lock or Elasticsearch
-document), ``api`` (HTTP), ``crawl`` (scheduled crawling), ``metrics``, ``service`` (wiring and
-shutdown), ``cli`` (``serve``).
+document), ``api`` (HTTP), ``http_limits`` (connection cap, read deadlines, body byte budget),
+``crawl`` (scheduled crawling), ``metrics``, ``service`` (wiring and shutdown), ``cli`` (``serve``,
+``dead-letters``).
 """
