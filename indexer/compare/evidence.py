@@ -18,7 +18,7 @@ from .rules import FIGURE_SLOTS, place_conflict, story_template_difference, titl
 from .sides import Side, lead, shingle_text
 from .specifics import specifics_conflict
 
-# A body shorter than this (compact characters) leaves a side with its headline only.
+# A body shorter than this (characters) leaves a side with its headline only.
 HEADLINE_ONLY_BODY = 20
 # Shingle containment from which two texts count as one frame for the template check, and from
 # which semantic candidates' bodies are checked for substituted figures.
@@ -62,7 +62,7 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
             # so headlines are held to the frame check; bodies that still share much of their
             # text only to their figures (a lottery draw, a price list under one headline).
             template = (
-                story_template_difference(a.text.clean_title, "", b.text.clean_title, "", titles_aligned=True)
+                story_template_difference(a.text.clean_title, "", b.text.clean_title, "", titles_aligned=True, read_bodies=False)
                 or place_conflict(lead(a.text), lead(b.text), a.text.clean_title + "。" + body_a, b.text.clean_title + "。" + body_b)
                 or (
                     story_template_difference(a.text.clean_title, body_a, b.text.clean_title, body_b, slots=FIGURE_SLOTS,
@@ -78,5 +78,5 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
         exact=exact, hamming=dist, short=short, containment=cont, cosine=cosine, title_sim=title_sim,
         event_score=event, title_numbers_conflict=title_number_conflict(a.text.clean_title, b.text.clean_title),
         template=template, specifics=specifics,
-        headline_only=max(len(a.shingles), len(b.shingles)) < HEADLINE_ONLY_BODY,
+        headline_only=max(len(a.text.clean_body), len(b.text.clean_body)) < HEADLINE_ONLY_BODY,
     )

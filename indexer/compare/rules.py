@@ -130,10 +130,14 @@ def template_difference(
 
 
 def _substitution(
-    part_a: str, part_b: str, whole_a: str, whole_b: str, max_segment: int, slots: frozenset[str]
+    part_a: str, part_b: str, whole_a: str, whole_b: str, max_segment: int, slots: frozenset[str],
+    subject_names: bool = False,
 ) -> str | None:
     """The first true substitution between two aligned pieces of text (see template_difference);
-    slot words are looked up in the whole texts."""
+    slot words are looked up in the whole texts. With ``subject_names``, a name counts only when
+    each side names it at least twice: a templated report's subject (the company, the city) is in
+    its headline and its body, while a byline, a media outlet in a copyright line or the product of
+    an advertisement is named once."""
     ta, tb = _tagged(part_a), _tagged(part_b)
     matcher = SequenceMatcher(None, [w for w, _ in ta], [w for w, _ in tb], autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
@@ -154,6 +158,10 @@ def _substitution(
             continue
         # Substring, not token, membership: segmentation of the same word varies with its context.
         if any(w in whole_b for w in slot_l) or any(w in whole_a for w in slot_r):
+            continue
+        if subject_names and kind_l == "name" and (
+            all(whole_a.count(w) < 2 for w in slot_l) or all(whole_b.count(w) < 2 for w in slot_r)
+        ):
             continue
         return f"{kind_l.split(':')[0]} differs: {''.join(w for w, _ in ta[i1:i2])!r} vs {''.join(w for w, _ in tb[j1:j2])!r}"
     return None
@@ -201,21 +209,27 @@ def _aligned_pairs(a: str, b: str) -> list[tuple[str, str]]:
 
 def story_template_difference(
     title_a: str, body_a: str, title_b: str, body_b: str, diff_chars: int = 800, slots: frozenset[str] = ALL_SLOTS,
-    titles_aligned: bool = False,
+    titles_aligned: bool = False, read_bodies: bool = True,
 ) -> str | None:
-    """``template_difference`` read over the story's own text: the two headlines, then each pair of
-    aligned body sentences among the first ``diff_chars`` characters. What a repost adds or drops
-    around the story (leads, bylines, copyright and disclaimer lines, share bars) has no partner
-    sentence in the other text, so it is never read as a substituted name or figure. Headlines are
-    read when ``titles_aligned`` says they are one frame, or when they are alike enough to be one
-    (a re-titled repost of one body is not a templated report)."""
+    """``template_difference`` read over the story's own text: the two headlines, then (with
+    ``read_bodies``) each pair of aligned body sentences among the first ``diff_chars`` characters.
+
+    Repost furniture never counts as a difference. What a repost adds or drops around the story
+    (leads, bylines, copyright and disclaimer lines, share bars) has no partner sentence in the
+    other text; furniture that does pair up (two sites' copyright lines, two bylines, two
+    advertisements of one shape) names its outlet, reporter or product once, where a templated
+    report names its subject in headline and body (``subject_names``). Headlines are read when
+    ``titles_aligned`` says they are one frame, or when they are alike enough to be one (a
+    re-titled repost of one body is not a templated report)."""
     whole_a, whole_b = title_a + "。" + body_a, title_b + "。" + body_b
     if titles_aligned or SequenceMatcher(None, title_a, title_b, autojunk=False).ratio() >= ALIGNED_TITLE_RATIO:
-        found = _substitution(title_a, title_b, whole_a, whole_b, 4, slots)
+        found = _substitution(title_a, title_b, whole_a, whole_b, 4, slots, subject_names=read_bodies)
         if found:
             return found
+    if not read_bodies:
+        return None
     for sa, sb in _aligned_pairs(body_a[:diff_chars], body_b[:diff_chars]):
-        found = _substitution(sa, sb, whole_a, whole_b, 4, slots)
+        found = _substitution(sa, sb, whole_a, whole_b, 4, slots, subject_names=True)
         if found:
             return found
     return None
