@@ -121,3 +121,27 @@ def test_lone_surrogates_are_refused_per_record_wherever_they_are():
             article_from_record(record, "item 7")
     # a proper pair (an emoji) is text like any other
     assert article_from_record({"title": "新闻 \U0001F600", "tags": ["\U0001F600"]}).title.endswith("\U0001F600")
+
+
+def test_ingest_refuses_hostile_records_per_line_and_keeps_them_in_the_rejects_file(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from indexer.cli import EXIT_REJECTS, main
+
+    src = tmp_path / "in.jsonl"
+    deep = json.dumps({"id": "deep", "title": "标题", "content": "正文"}, ensure_ascii=False)[:-1] + ', "meta": ' + "[" * 200 + "1" + "]" * 200 + "}"
+    src.write_text("\n".join([
+        json.dumps({"id": "ok1", "title": "北京暴雨", "content": "北京今日暴雨，多条道路积水。"}, ensure_ascii=False),
+        deep,
+        json.dumps({"id": "ok2", "title": "上海晴天", "content": "上海今日晴，气温回升。"}, ensure_ascii=False),
+    ]) + "\n", encoding="utf-8")
+    rejects = tmp_path / "rejects.jsonl"
+    result = CliRunner().invoke(main, ["ingest", str(src), "--store", str(tmp_path / "store"), "--set", "embedding.model=none",
+                                       "--rejects", str(rejects), "--no-progress"])
+    assert result.exit_code == EXIT_REJECTS, result.output
+    assert "new: 2" in result.output and "rejected: 1" in result.output
+    lines = [json.loads(x) for x in rejects.read_text(encoding="utf-8").splitlines()]
+    assert [x["where"].rsplit(":", 1)[1] for x in lines] == ["2"]
+    assert "nested more than" in lines[0]["reason"] and lines[0]["record"]["id"] == "deep"
