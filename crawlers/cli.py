@@ -2,7 +2,8 @@
 
 Outputs (``--store`` and ``--push`` exclusive; ``--output`` alone or as an extra copy):
 
-* ``--store DIR_OR_URL``  index in-process into the store (default: the settings' store.path)
+* ``--store DIR_OR_URL``  index in-process into the store (default: the settings' store.path, which
+  ``--config`` and ``--set`` shape as for every ``newsdedup`` command)
 * ``--push URL``          POST NDJSON batches to the ingest daemon (``http://host:port/v1/articles``)
 * ``--output FILE``       append to a ``.jsonl`` or ``.csv`` file (url,title,content,source,publish_time)
 
@@ -17,6 +18,10 @@ from pathlib import Path
 
 import click
 
+from indexer.cli_options import common_options, settings_from_options
+from indexer.settings import Settings
+from indexer.store import is_remote
+
 from .errors import CrawlError, SinkError, SourceConfigError
 from .runner import RunOptions, run_crawl
 from .sinks import HttpPushSink, IndexerSink, Sink, TeeSink, file_sink
@@ -27,25 +32,24 @@ from .stats import CrawlStats, format_table
 log = logging.getLogger(__name__)
 
 
-def _default_state_dir(store: str | None, output: str | None) -> Path:
+def _default_state_dir(indexed_store: str | None, output: str | None) -> Path:
     """Next to what the crawl feeds, so one store keeps one crawl history."""
-    if store and not store.startswith(("http://", "https://")):
-        return Path(store) / "crawl-state"
+    if indexed_store and not is_remote(indexed_store):
+        return Path(indexed_store) / "crawl-state"
     if output:
         return Path(output).parent / "crawl-state"
     return Path("crawl-state")
 
 
-def _build_sink(store: str | None, config: str | None, push: str | None, token: str | None, output: str | None, push_timeout: float) -> Sink:
+def _build_sink(settings: Settings | None, push: str | None, token: str | None, output: str | None, push_timeout: float) -> Sink:
+    """``settings`` is None unless the crawl indexes in-process."""
     primary: Sink | None = None
     if push:
         primary = HttpPushSink(push, token=token, timeout=push_timeout)
-    elif store or not output:
+    elif settings is not None:
         from indexer.errors import NewsdedupError
-        from indexer.settings import load_settings
 
         try:
-            settings = load_settings(config, overrides={"store.path": store} if store else None)
             primary = IndexerSink(settings)
         except NewsdedupError as exc:
             raise click.UsageError(str(exc)) from exc
@@ -59,23 +63,27 @@ def _build_sink(store: str | None, config: str | None, push: str | None, token: 
 @click.command("crawl")
 @click.option("--sources", "sources_file", required=True, type=click.Path(dir_okay=False), help="TOML file declaring the sources.")
 @click.option("--source", "only", multiple=True, help="Crawl only this source (repeatable).")
-@click.option("--store", default=None, help="Store directory or Elasticsearch URL to index into (in-process).")
-@click.option("--config", default=None, type=click.Path(dir_okay=False), help="Indexer settings TOML file.")
+@common_options
 @click.option("--push", default=None, help="POST articles as NDJSON to the ingest daemon at this URL instead.")
 @click.option("--token", default=None, envvar="NEWSDEDUP_PUSH_TOKEN", help="Bearer token for --push (or $NEWSDEDUP_PUSH_TOKEN).")
 @click.option("--output", default=None, help="Also (or only) append articles to FILE.jsonl or FILE.csv.")
-@click.option("--state", "state_dir", default=None, help="Directory of the incremental crawl state (default: <store>/crawl-state).")
+@click.option("--state", "state_dir", default=None, help="Directory of the incremental crawl state (default: crawl-state beside the store or the output file).")
 @click.option("--no-state", is_flag=True, help="Keep no state: fetch everything, remember nothing.")
 @click.option("--batch-size", default=50, show_default=True, type=click.IntRange(1, 10000), help="Articles per delivery.")
 @click.option("--push-timeout", default=60.0, show_default=True, type=float, help="Seconds to wait for the daemon.")
 @click.option("--stats-json", default=None, type=click.Path(dir_okay=False), help="Write the per-source stats as JSON here.")
 @click.option("-q", "--quiet", is_flag=True, help="No per-article progress lines.")
-def crawl(sources_file, only, store, config, push, token, output, state_dir, no_state, batch_size, push_timeout, stats_json, quiet):
+def crawl(sources_file, only, store, config, sets, push, token, output, state_dir, no_state, batch_size, push_timeout, stats_json, quiet):
     """Crawl news sources and push clean articles to the indexer, the daemon or a file."""
     if push and store:
         raise click.UsageError("--store and --push are exclusive: index here or send to the daemon")
-    if push and not push.startswith(("http://", "https://")):
+    if push and not is_remote(push):
         raise click.UsageError(f"--push must be an http(s) URL, got {push!r}")
+    index_here = not push and (store or not output)
+    if sets and not index_here:
+        # The daemon, or whoever reads the file, decides with its own settings.
+        raise click.UsageError("--set applies to indexing here (--store, or no --push and no --output)")
+    settings = settings_from_options(config, store, sets) if index_here else None
     try:
         sources = load_sources(sources_file)
         if only:
@@ -94,10 +102,11 @@ def crawl(sources_file, only, store, config, push, token, output, state_dir, no_
             click.echo(f"[{source}] dropped {detail}", err=True)
 
     try:
-        sink = _build_sink(store, config, push, token, output, push_timeout)
+        sink = _build_sink(settings, push, token, output, push_timeout)
     except SinkError as exc:
         raise click.UsageError(str(exc)) from exc
-    state = CrawlState.memory() if no_state else CrawlState(state_dir or _default_state_dir(store, output))
+    indexed_store = settings.store.path if settings is not None else None
+    state = CrawlState.memory() if no_state else CrawlState(state_dir or _default_state_dir(indexed_store, output))
     failed: CrawlError | None = None
     stats = CrawlStats()
     try:

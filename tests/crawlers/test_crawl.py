@@ -233,3 +233,29 @@ def test_crawl_into_the_store_clusters_reposts_only(sites, tmp_path, sleeps):
     assert result.exit_code == 0, result.output
     assert not {urlsplit(r.path).path for r in a.log[before_a:]} & ARTICLE_PATHS_A
     assert "new 0" in result.output
+
+
+def test_cli_set_reaches_the_indexer_settings(sites, tmp_path):
+    """``--set`` works as for every newsdedup command: here it picks the store (and so where the
+    crawl state lives) and switches the embedding model off, which the new store records."""
+    import sqlite3
+
+    from indexer.store.sqlite import DB_FILE
+
+    a, b = sites
+    src = tmp_path / "sources.toml"
+    src.write_text(sources_toml(a, b), encoding="utf-8")
+    store = tmp_path / "set-store"
+    result = CliRunner().invoke(crawl, ["--sources", str(src), "--source", "site-b", "-q",
+                                        "--set", f"store.path={store}", "--set", "embedding.model=none"])
+    assert result.exit_code == 0, result.output
+    assert "new 3" in result.output
+    with sqlite3.connect(store / DB_FILE) as db:
+        assert dict(db.execute("SELECT key, value FROM meta").fetchall())["embedding_model"] == "none"
+    with CrawlState(store / "crawl-state") as state:
+        assert state.seen_count() == 3
+
+    result = CliRunner().invoke(crawl, ["--sources", str(src), "--set", "simhash.bandz=3"])
+    assert result.exit_code == 1 and "simhash.bandz" in result.output
+    result = CliRunner().invoke(crawl, ["--sources", str(src), "--push", "http://127.0.0.1:9/v1/articles", "--set", "decision.knn_k=3"])
+    assert result.exit_code == 2 and "--set" in result.output
