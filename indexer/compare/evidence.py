@@ -15,7 +15,7 @@ from ..features.simhash import hamming
 from ..features.title_grams import cosine as title_cosine
 from ..settings import Settings
 from .rules import FIGURE_SLOTS, place_conflict, story_template_difference, title_number_conflict
-from .sides import Side, lead, shingle_text
+from .sides import Side, lead
 from .specifics import specifics_conflict
 
 # A body shorter than this (characters) leaves a side with its headline only.
@@ -53,7 +53,7 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
     event = d.cosine_weight * cosine + title_sim if cosine is not None else None
     template = specifics = None
     if not exact and d.template_guard:
-        body_a, body_b = shingle_text(a.text), shingle_text(b.text)
+        body_a, body_b = a.story, b.story
         if dist <= settings.simhash.max_distance or cont >= TEMPLATE_FRAME_CONTAINMENT:
             # Texts this close are one frame: any substituted figure or name makes them different news.
             template = story_template_difference(a.text.clean_title, body_a, b.text.clean_title, body_b)

@@ -179,27 +179,38 @@ ALIGNED_TITLE_RATIO = 0.4
 MIN_SENTENCE_CHARS = 6
 
 
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(text) if len(s.strip()) >= MIN_SENTENCE_CHARS]
+@lru_cache(maxsize=8192)
+def _sentence_grams(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The sentences of ``text`` worth aligning, each with its set of character pairs (the same
+    text is aligned against candidate after candidate, so this is kept)."""
+    out = []
+    for s in _SENTENCE_END.split(text):
+        s = s.strip()
+        if len(s) >= MIN_SENTENCE_CHARS:
+            out.append((s, frozenset(s[i : i + 2] for i in range(len(s) - 1))))
+    return tuple(out)
 
 
 def _aligned_pairs(a: str, b: str) -> list[tuple[str, str]]:
     """Each sentence of ``a`` with the most alike sentence of ``b``, where they are alike enough
     to be one sentence frame and not equal. Sentences without such a partner (added leads,
     footers, dropped paragraphs, another site's copyright line) are not paired."""
-    sents_b = _sentences(b)
+    sents_b = _sentence_grams(b)
+    equal = {sb for sb, _ in sents_b}
     pairs = []
-    for sa in _sentences(a):
-        if sa in sents_b:
+    for sa, grams_a in _sentence_grams(a):
+        if sa in equal:
             continue
-        grams_a = {sa[i : i + 2] for i in range(len(sa) - 1)}
         best, best_ratio = None, ALIGNED_SENTENCE_RATIO
-        for sb in sents_b:
-            grams_b = {sb[i : i + 2] for i in range(len(sb) - 1)}
+        for sb, grams_b in sents_b:
             # Cheap bound first: sentences sharing few character pairs cannot reach the ratio.
             if 2 * len(grams_a & grams_b) < 0.5 * ALIGNED_SENTENCE_RATIO * (len(grams_a) + len(grams_b)):
                 continue
-            ratio = SequenceMatcher(None, sa, sb, autojunk=False).ratio()
+            matcher = SequenceMatcher(None, sa, sb, autojunk=False)
+            # quick_ratio bounds ratio from above and costs a character count, not an alignment.
+            if matcher.quick_ratio() < best_ratio:
+                continue
+            ratio = matcher.ratio()
             if ratio >= best_ratio:
                 best, best_ratio = sb, ratio
         if best is not None:

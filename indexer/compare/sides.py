@@ -35,6 +35,11 @@ class Side:
         return cls(article_id, text, shingles(shingle_text(text)), vector, publish_time)
 
     @cached_property
+    def story(self) -> str:
+        """``shingle_text``, kept: every comparison of this side reads it."""
+        return shingle_text(self.text)
+
+    @cached_property
     def specifics(self) -> Specifics:
         """Event specifics, read when a semantic comparison first needs them."""
         return extract_specifics(self.text.clean_title, self.text.clean_body, self.publish_time)
