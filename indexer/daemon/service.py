@@ -15,12 +15,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..settings import Settings
+from ..settings import DaemonSettings, Settings
 from .api import ApiServer
 from .crawl import CrawlScheduler
 from .metrics import DaemonMetrics
 from .queue import DurableQueue
-from .settings import DaemonSettings
 from .worker import Worker
 
 log = logging.getLogger(__name__)

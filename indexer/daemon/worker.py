@@ -21,11 +21,10 @@ from ..article import article_from_record
 from ..errors import InvalidArticle, StoreError
 from ..features import Featurizer, TextFeatures
 from ..pipeline import Decision, Indexer
-from ..settings import Settings
+from ..settings import DaemonSettings, Settings
 from .lease import Lease, make_lease
 from .metrics import DaemonMetrics
 from .queue import DurableQueue, QueueItem
-from .settings import DaemonSettings
 
 log = logging.getLogger(__name__)
 

@@ -11,11 +11,10 @@ from indexer.daemon.api import _Reply, parse_body
 from indexer.daemon.crawl import CrawlScheduler, QueueSink
 from indexer.daemon.metrics import DaemonMetrics
 from indexer.daemon.queue import DurableQueue, QueueFull
-from indexer.daemon.settings import DaemonSettings
 from indexer.settings import load_settings
 from indexer.daemon.worker import Backoff
 from indexer.errors import ConfigError
-from indexer.settings import Settings
+from indexer.settings import DaemonSettings, Settings
 
 
 def _items(*ids):
