@@ -166,6 +166,19 @@ def _show_pair(ix, a, b, label, kind):
     print(f"      evidence: {_evidence_text(evidence)}")
 
 
+def _bridge(ix, sides, by_id):
+    """The pair across two groups of articles that the rules like best (accepted first, then by
+    score or event score): the likeliest bridge of a merge that no single link shows."""
+    best, best_key = None, None
+    for a in sides[0]:
+        for b in sides[1]:
+            evidence, verdict = ix.compare(by_id[a], by_id[b])
+            key = (verdict is not None, verdict.score if verdict else getattr(evidence, "event_score", 0) or 0)
+            if best_key is None or key > best_key:
+                best, best_key = (a, b), key
+    return best
+
+
 def read_errors(ix, outcomes, by_id, truth, kind, limit):
     """The evidence of the wrong links (an article marked a duplicate of another story's article)
     and of missed members (outside their story's main cluster, against that cluster's canonical)."""
@@ -177,9 +190,12 @@ def read_errors(ix, outcomes, by_id, truth, kind, limit):
     merged = [ids for ids in _clusters(pred).values() if len({truth[i] for i in ids if i in truth}) > 1]
     unlinked = [ids for ids in merged if not any(o.article_id in ids for o in wrong)]
     if unlinked:
-        print(f"  -- clusters holding several stories without a wrong link (merged through clusters): {len(unlinked)}")
-        for ids in unlinked[:limit]:
-            print("    ", [(i, kind.get(i, "?"), by_id[i]["title"][:24]) for i in ids[:6]])
+        print(f"  -- clusters holding several stories without a wrong link (merged as clusters): {len(unlinked)}")
+        for ids in sorted(unlinked, key=len, reverse=True)[:limit]:
+            stories = Counter(truth[i] for i in ids if i in truth).most_common(2)
+            print(f"    cluster of {len(ids)}: stories {dict(Counter(truth[i] for i in ids if i in truth))}")
+            a, b = _bridge(ix, [[i for i in ids if truth.get(i) == story][:6] for story, _ in stories], by_id)
+            _show_pair(ix, by_id[a], by_id[b], "strongest pair across its two largest stories", kind)
     groups = defaultdict(list)
     for i, story in truth.items():
         if i in pred:
@@ -250,16 +266,14 @@ def ecom(args):
 
 
 def sohu(args):
-    from indexer.features import Featurizer
-    from indexer.features.embedding import create_embedder
+    from indexer.comparer import PairComparer
 
-    settings = _settings(args.set, "unused")
-    ix = Indexer(settings, store=None, featurizer=Featurizer(settings, create_embedder(settings.embedding.model)))
+    comparer = PairComparer.open(_settings(args.set, "unused"))
     pairs = list(datasets.sohu_pairs(part=_part(args)))
     if args.limit:
         pairs = pairs[: args.limit]
     started = time.perf_counter()
-    predicted = [ix.compare({"title": a}, {"title": b})[1] is not None for a, b, _ in pairs]
+    predicted = [comparer.compare({"title": a}, {"title": b})[1] is not None for a, b, _ in pairs]
     elapsed = time.perf_counter() - started
     m = binary_prf(predicted, [y for _, _, y in pairs])
     print(f"sohu2021 short-short B train ({args.part}): {len(pairs)} pairs, {elapsed:.1f}s")
@@ -267,7 +281,7 @@ def sohu(args):
     if args.verbose:
         wrong = [(a, b, y) for (a, b, y), p in zip(pairs, predicted) if p != y]
         for a, b, y in wrong[: args.errors]:
-            evidence, _ = ix.compare({"title": a}, {"title": b})
+            evidence, _ = comparer.compare({"title": a}, {"title": b})
             print(f"    {'missed' if y else 'false match'}: {a[:40]!r} ~ {b[:40]!r}\n      evidence: {_evidence_text(evidence)}")
 
 
@@ -312,12 +326,10 @@ def layers(args):
         reposts_m = pairwise_prf({o.article_id: o.cluster_id for o in outcomes}, repost_truth)
         outcomes, _ = _ingest([a for a, _ in ecom_pairs], sets)
         ecom_m = pairwise_prf({o.article_id: o.cluster_id for o in outcomes}, ecom_truth)
-        from indexer.features import Featurizer
-        from indexer.features.embedding import create_embedder
+        from indexer.comparer import PairComparer
 
-        settings = _settings(sets, "unused")
-        ix = Indexer(settings, store=None, featurizer=Featurizer(settings, create_embedder(settings.embedding.model)))
-        predicted = [ix.compare({"title": a}, {"title": b})[1] is not None for a, b, _ in sohu_pairs]
+        comparer = PairComparer.open(_settings(sets, "unused"))
+        predicted = [comparer.compare({"title": a}, {"title": b})[1] is not None for a, b, _ in sohu_pairs]
         sohu_m = binary_prf(predicted, [y for _, _, y in sohu_pairs])
         rows.append((layer_set, reposts_m, ecom_m, sohu_m))
         print(f"  {layer_set:22s} reposts {reposts_m.row()} | ecom {ecom_m.row()} | sohu {sohu_m.row()}", flush=True)
