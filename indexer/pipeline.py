@@ -35,6 +35,7 @@ from .features.shingles import contained, shingles
 from .features.simhash import hamming
 from .settings import Settings
 from .store import BandQuery, ClusterChange, KnnQuery, Store, StoredArticle, TimeWindow, open_store
+from .store.memory import MemoryIndex
 
 log = logging.getLogger(__name__)
 
@@ -80,46 +81,6 @@ class BatchSummary:
             self.counts[f"duplicate/{outcome.reason}"] += 1
         if outcome.merged:
             self.counts["merged"] += len(outcome.merged)
-
-
-class _BatchIndex:
-    """The articles decided earlier in this batch, indexed like the store (exact key, band keys,
-    vectors), so in-batch matching costs the same few comparisons as a store lookup."""
-
-    def __init__(self) -> None:
-        self.by_key: dict[str, list[str]] = {}
-        self.by_band: dict[int, list[str]] = {}
-        self.ids: list[str] = []
-        self._vectors: np.ndarray | None = None  # rows 0..len(ids)-1 used; doubled when full
-
-    @property
-    def vectors(self) -> np.ndarray:
-        return self._vectors[: len(self.ids)] if self._vectors is not None else np.zeros((0, 0), np.float32)
-
-    def add(self, side: Side) -> None:
-        self.by_key.setdefault(side.text.content_key, []).append(side.id)
-        for band in side.text.bands:
-            self.by_band.setdefault(band, []).append(side.id)
-        if side.vector is not None:
-            n = len(self.ids)
-            if self._vectors is None or n == len(self._vectors):
-                grown = np.zeros((max(64, 2 * n), len(side.vector)), dtype=np.float32)
-                if self._vectors is not None:
-                    grown[:n] = self._vectors
-                self._vectors = grown
-            self._vectors[n] = side.vector
-            self.ids.append(side.id)
-
-    def candidates(self, side: Side, k: int, floor: float) -> list[str]:
-        found = dict.fromkeys(self.by_key.get(side.text.content_key, []))
-        for band in side.text.bands:
-            found.update(dict.fromkeys(self.by_band.get(band, [])))
-        if side.vector is not None and self.ids:
-            scores = self.vectors @ side.vector
-            for j in np.argsort(-scores)[:k]:
-                if scores[j] >= floor:
-                    found[self.ids[j]] = None
-        return list(found)
 
 
 class Indexer:
@@ -347,6 +308,15 @@ class Indexer:
             out.append(list(pool.values()))
         return out
 
+    def _in_batch_candidates(self, in_batch: MemoryIndex, side: Side, window: TimeWindow) -> list[StoredArticle]:
+        """The same three questions as ``_gather``, asked of the articles decided earlier in the batch."""
+        d = self.settings.decision
+        found = in_batch.with_key([side.text.content_key])
+        found += in_batch.bands(BandQuery(side.text.bands, window, None, side.text.simhash, self.settings.simhash.max_distance))
+        if side.vector is not None:
+            found += [a for a, _ in in_batch.knn(KnnQuery(side.vector, d.knn_k, d.knn_min_cosine, window))]
+        return found
+
     def _index_batch(self, articles: list[Article], ahead: Mapping[str, tuple[TextFeatures, np.ndarray | None]]) -> list[IndexOutcome]:
         """Decide and write one batch. ``ahead``: features computed by ``_features_ahead``; an
         article it lacks (a row deleted by hand since) is featurised here."""
@@ -390,7 +360,7 @@ class Indexer:
         decided: list[StoredArticle] = []
         pending_sides: dict[str, Side] = {}
         pending: dict[str, StoredArticle] = {}
-        in_batch = _BatchIndex()
+        in_batch = MemoryIndex()  # the batch's decided articles, asked like the store
         view = _BatchClusters(self, canonicals, pending_sides)
         merges: list[ClusterChange] = []
         d = self.settings.decision
@@ -398,10 +368,8 @@ class Indexer:
         for pos, (i, side, window) in enumerate(zip(fresh, sides, windows)):
             article = articles[i]
             pool = {c.id: c for c in store_candidates[pos]}
-            for pid in in_batch.candidates(side, d.knn_k, d.knn_min_cosine):
-                pstored = pending[pid]
-                if pending_sides[pid].text.content_key == side.text.content_key or window.contains(pstored.publish_time):
-                    pool.setdefault(pid, pstored)
+            for c in self._in_batch_candidates(in_batch, side, window):
+                pool.setdefault(c.id, c)
             cands = []
             for c in pool.values():
                 known = pending_sides.get(c.id) or self._side_cache.get(c.id)
@@ -426,7 +394,7 @@ class Indexer:
             )
             pending[stored.id] = stored
             pending_sides[stored.id] = side
-            in_batch.add(side)
+            in_batch.add([stored])
             decided.append(stored)
             view.merge(got.merges)
             merges.extend(got.merges)

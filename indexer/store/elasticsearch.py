@@ -47,6 +47,7 @@ from .es_bulk import RETRYABLE_STATUS, bulk_create, dead_letter
 from .es_changes import APPLIED, APPLYING, PENDING, SKIPPED, ChangeLog, LoggedChange
 from .es_config import check_version, client_from_settings, translate
 from .es_schema import Schema, backing_indices, build_schema, check_mapping, init, schema_options
+from .memory import MemoryIndex
 
 log = logging.getLogger(__name__)
 
@@ -140,58 +141,6 @@ def _follow(went: dict[str, str], cluster_id: str) -> str:
 
 
 # ---- in-flight buffer ------------------------------------------------------------------------------
-class _Inflight:
-    """Articles written by this store that a search may not see yet; answered from memory with the
-    same semantics as the Elasticsearch queries."""
-
-    def __init__(self) -> None:
-        self.articles: dict[str, StoredArticle] = {}
-        self._matrix: tuple[list[StoredArticle], np.ndarray] | None = None
-
-    def __len__(self) -> int:
-        return len(self.articles)
-
-    def add(self, articles: Iterable[StoredArticle]) -> None:
-        for a in articles:
-            self.articles.setdefault(a.id, a)
-        self._matrix = None
-
-    def clear(self) -> None:
-        self.articles.clear()
-        self._matrix = None
-
-    def with_key(self, keys: set[str]) -> list[StoredArticle]:
-        return [a for a in self.articles.values() if a.content_key in keys]
-
-    def with_url(self, urls: set[str]) -> list[StoredArticle]:
-        return [a for a in self.articles.values() if a.canonical_url and a.canonical_url in urls]
-
-    def bands(self, q: BandQuery) -> list[StoredArticle]:
-        wanted = set(q.bands)
-        return [a for a in self.articles.values()
-                if a.id != q.exclude_id and wanted.intersection(a.bands) and q.window.contains(a.publish_time)]
-
-    def knn(self, q: KnnQuery) -> list[tuple[StoredArticle, float]]:
-        if self._matrix is None:
-            with_vec = [a for a in self.articles.values() if a.vector is not None and np.any(a.vector)]
-            rows = np.vstack([np.asarray(a.vector, dtype=np.float32) for a in with_vec]) if with_vec else np.zeros((0, 1), np.float32)
-            if len(with_vec):
-                rows = rows / np.linalg.norm(rows, axis=1, keepdims=True)
-            self._matrix = (with_vec, rows)
-        arts, rows = self._matrix
-        if not arts:
-            return []
-        query = np.asarray(q.vector, dtype=np.float32).reshape(-1)
-        norm = float(np.linalg.norm(query))
-        if norm == 0:
-            return []
-        cosines = rows @ (query / norm)
-        hits = [(a, float(c)) for a, c in zip(arts, cosines)
-                if c >= q.min_score and a.id != q.exclude_id and q.window.contains(a.publish_time)]
-        hits.sort(key=lambda p: -p[1])
-        return hits[: q.k]
-
-
 def _merge(first: list[StoredArticle], more: Iterable[StoredArticle]) -> list[StoredArticle]:
     seen = {a.id for a in first}
     return first + [a for a in more if a.id not in seen and not seen.add(a.id)]
@@ -211,7 +160,7 @@ class ElasticsearchStore:
         self.alias = cfg.index
         self.num_candidates = num_candidates
         self._lock = threading.RLock()
-        self._inflight = _Inflight()
+        self._inflight = MemoryIndex()
         self._dirty = False
         self._seq = 0
         self.schema: Schema = build_schema(cfg, vector_dims=vector_dims, embedding_model=embedding_model,
