@@ -15,7 +15,8 @@ from .test_contract import T0, art, unit
 
 def test_lookups_by_key_url_band_and_vector_with_window_bound_and_exclusion():
     m = MemoryIndex()
-    near, far = unit(1), unit(2)
+    near = unit(1)
+    far = -near
     m.add([
         art("a", key="K", simhash=0b1011, vector=near, url="https://x/a"),
         art("b", key="K", simhash=0b1011 ^ (0b111 << 40), vector=near * 0.5, when=T0 + timedelta(days=30)),
