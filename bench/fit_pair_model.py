@@ -29,22 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import datasets  # noqa: E402
 import splits  # noqa: E402
 
-from indexer.article import article_from_record  # noqa: E402
-from indexer.compare.evidence import compare_sides  # noqa: E402
-from indexer.compare.model import FEATURES, features, fit_model  # noqa: E402
-from indexer.compare.sides import Side  # noqa: E402
-from indexer.features import Featurizer  # noqa: E402
-from indexer.features.embedding import create_embedder  # noqa: E402
+from indexer.comparer import PairComparer  # noqa: E402
+from indexer.compare.model import FEATURES, features, fit_model, refused_by_guards  # noqa: E402
 from indexer.settings import load_settings  # noqa: E402
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "indexer" / "data" / "pair_model.json"
-
-
-def sides_of(records, featurizer, settings):
-    arts = [article_from_record(r, r.get("id"), settings.default_tz) for r in records]
-    texts = [featurizer.text(a) for a in arts]
-    vectors = featurizer.embed(texts)
-    return [Side.of(a.id, t, v, a.publish_time) for a, t, v in zip(arts, texts, vectors)]
 
 
 def candidate_pairs(sides, floor):
@@ -65,38 +54,41 @@ def main() -> None:
     parser.add_argument("--dry-run", action="store_true")
     args = parser.parse_args()
     settings = load_settings(overrides={"store.path": "unused"}, environ={})
-    featurizer = Featurizer(settings, create_embedder(settings.embedding.model))
+    comparer = PairComparer.open(settings)
     floor = settings.decision.knn_min_cosine
     rows, labels, groups, sets = [], [], [], []
     started = time.perf_counter()
 
+    evidence = []
+
     def add(ev, label, group, name):
+        evidence.append(ev)
         rows.append(features(ev))
         labels.append(bool(label))
         groups.append(group)
         sets.append(name)
 
     sohu = list(datasets.sohu_pairs(part="tune"))[: args.sohu]
-    sides = sides_of([{"id": f"s{i}", "title": x} for i, (a, b, _) in enumerate(sohu) for x in (a, b)], featurizer, settings)
+    sides = comparer.sides([{"id": f"s{i}", "title": x} for i, (a, b, _) in enumerate(sohu) for x in (a, b)])
     for i, (a, b, y) in enumerate(sohu):
-        add(compare_sides(sides[2 * i], sides[2 * i + 1], settings), y, splits.sohu_key(a, b), "sohu")
+        add(comparer.evidence(sides[2 * i], sides[2 * i + 1]), y, splits.sohu_key(a, b), "sohu")
 
     ecom = list(datasets.ecom_articles(part="tune"))
-    sides = sides_of([a for a, _ in ecom], featurizer, settings)
+    sides = comparer.sides([a for a, _ in ecom])
     for i, j in candidate_pairs(sides, floor):
         (a, ea), (b, eb) = ecom[i], ecom[j]
-        add(compare_sides(sides[i], sides[j], settings), ea == eb, splits.ecom_key(min(ea, eb)), "ecom")
+        add(comparer.evidence(sides[i], sides[j]), ea == eb, splits.ecom_key(min(ea, eb)), "ecom")
 
     records, truth = datasets.repost_set(args.seeds, part="tune")
     records = [r for r in records if r.get("kind") != "template"]
-    sides = sides_of(records, featurizer, settings)
+    sides = comparer.sides(records)
     for i, j in candidate_pairs(sides, floor):
         a, b = records[i]["id"], records[j]["id"]
         same = truth[a] == truth[b]
         # every positive pair would drown the set: keep the pairs with an original in them
         if same and records[i]["kind"] != "original" and records[j]["kind"] != "original":
             continue
-        add(compare_sides(sides[i], sides[j], settings), same, splits.story_key(min(truth[a], truth[b])), "reposts")
+        add(comparer.evidence(sides[i], sides[j]), same, splits.story_key(min(truth[a], truth[b])), "reposts")
 
     x, y = np.vstack(rows), np.asarray(labels, dtype=bool)
     names = np.asarray(sets)
@@ -106,7 +98,7 @@ def main() -> None:
     print(f"pairs: {dict(zip(*np.unique(names, return_counts=True)))}, positives {int(y.sum())}, "
           f"features {FEATURES}, {time.perf_counter() - started:.0f}s")
     model, cv = fit_model(x, y, groups, weights, args.l2, args.min_precision, args.min_precision_headlines,
-                          about={"command": "python bench/fit_pair_model.py"})
+                          about={"command": "python bench/fit_pair_model.py"}, refused=refused_by_guards(evidence))
     oof = cv.pop("oof")
     for name in ("article_pairs", "headline_pairs"):
         print(f"5-fold CV, {name}: {cv[name]}")

@@ -130,10 +130,11 @@ def best_threshold(p: np.ndarray, y: np.ndarray, min_precision: float) -> tuple[
 
 
 def cross_validate(x: np.ndarray, y: np.ndarray, groups: Sequence[str], folds: int = 5, l2: float = 1.0,
-                   weights: np.ndarray | None = None, min_precision: float = 0.9) -> dict:
+                   weights: np.ndarray | None = None, min_precision: float = 0.9, refused: np.ndarray | None = None) -> dict:
     """Out-of-fold probabilities by ``folds`` folds of whole groups (a group never straddles a
     fold), the threshold they support, and how calibrated they are (mean predicted probability
-    against the observed rate in ten bins)."""
+    against the observed rate in ten bins). Pairs a guard ``refused`` count as predicted 0 for the
+    threshold and its figures, as they are in a decision."""
     y = np.asarray(y, dtype=bool)
     fold_of = np.array([hash_fold(g, folds) for g in groups])
     oof = np.zeros(len(y))
@@ -143,13 +144,16 @@ def cross_validate(x: np.ndarray, y: np.ndarray, groups: Sequence[str], folds: i
             continue
         w, b = fit(x[train], y[train].astype(float), l2, None if weights is None else weights[train])
         oof[held] = _sigmoid(x[held] @ w + b)
+    calibration_of = oof.copy()
+    if refused is not None:
+        oof[np.asarray(refused, dtype=bool)] = 0.0
     threshold, precision, recall, f1 = best_threshold(oof, y, min_precision)
     bins = []
     for lo in np.linspace(0, 0.9, 10):
-        inside = (oof >= lo) & (oof < lo + 0.1 + (1e-9 if lo >= 0.9 else 0))
+        inside = (calibration_of >= lo) & (calibration_of < lo + 0.1 + (1e-9 if lo >= 0.9 else 0))
         if inside.any():
             bins.append({"bin": f"{lo:.1f}-{lo + 0.1:.1f}", "pairs": int(inside.sum()),
-                         "predicted": round(float(oof[inside].mean()), 3), "observed": round(float(y[inside].mean()), 3)})
+                         "predicted": round(float(calibration_of[inside].mean()), 3), "observed": round(float(y[inside].mean()), 3)})
     return {"folds": folds, "threshold": threshold, "precision": round(precision, 4), "recall": round(recall, 4),
             "f1": round(f1, 4), "calibration": bins, "oof": oof}
 
@@ -160,12 +164,19 @@ def hash_fold(group: str, folds: int) -> int:
     return int.from_bytes(hashlib.sha256(group.encode("utf-8")).digest()[:4], "big") % folds
 
 
+def refused_by_guards(evidence: Sequence[PairEvidence]) -> np.ndarray:
+    """Pairs the hard rules refuse as semantic matches whatever a model says."""
+    return np.array([bool(ev.template or ev.specifics or ev.title_numbers_conflict) for ev in evidence])
+
+
 def fit_model(x: np.ndarray, y: np.ndarray, groups: Sequence[str], weights: np.ndarray | None = None, l2: float = 1.0,
-              min_precision: float = 0.9, min_precision_headlines: float = 0.75, about: dict | None = None) -> tuple[PairModel, dict]:
-    """Cross-validate, pick each regime's threshold from the out-of-fold probabilities (best F1
-    at the precision floor: article pairs, headline pairs), then fit on everything."""
+              min_precision: float = 0.9, min_precision_headlines: float = 0.75, about: dict | None = None,
+              refused: np.ndarray | None = None) -> tuple[PairModel, dict]:
+    """Cross-validate, pick each regime's threshold from the out-of-fold probabilities of the pairs
+    the guards let through (best F1 at the precision floor: article pairs, headline pairs), then
+    fit on everything."""
     y = np.asarray(y, dtype=bool)
-    report = cross_validate(x, y, groups, folds=5, l2=l2, weights=weights, min_precision=min_precision)
+    report = cross_validate(x, y, groups, folds=5, l2=l2, weights=weights, min_precision=min_precision, refused=refused)
     oof = report.pop("oof")
     headline = x[:, FEATURES.index("headline_only")] > 0
     thresholds = {}
