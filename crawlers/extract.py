@@ -1,33 +1,21 @@
 """Links, pagination and article fields out of HTML.
 
-With selectors from the sources file we take exactly what they point at. Without them we fall back
-to generic main-content extraction: trafilatura when installed (it is well kept and handles Chinese
-pages well), else a small text-density heuristic. Malformed HTML is fine: lxml's HTML parser
-repairs it the way browsers do.
+With selectors from the sources file we take exactly what they point at. Without them we take the
+page's main content as the indexer reads a saved page (indexer/html.py: trafilatura), else, when it
+finds none, the page's whole visible text. Malformed HTML is fine: lxml's HTML parser repairs it the
+way browsers do.
 """
 
 from __future__ import annotations
 
-import logging
 import re
-import warnings
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
-from bs4 import BeautifulSoup, CData, MarkupResemblesLocatorWarning, NavigableString, PageElement, Tag
+from bs4 import BeautifulSoup
 
-log = logging.getLogger(__name__)
+from indexer.html import element_text, main_text, parse_html
 
-try:  # optional: generic extraction is better with it, still works without it
-    import trafilatura
-except ImportError:  # pragma: no cover - exercised only where trafilatura is missing
-    trafilatura = None
-
-_NOISE_TAGS = ("script", "style", "noscript", "iframe", "svg", "form", "button", "select", "textarea", "template")
-_BLOCK_TAGS = ("p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "blockquote", "pre", "table", "dd", "dt", "figcaption")
-# What get_text() counts as text: plain strings and CDATA, not comments, doctypes or the strings
-# of <script>/<style>/<template>, which bs4 gives their own NavigableString subclasses.
-_TEXT_TYPES = (NavigableString, CData)
 _MARKUP = re.compile(r"<[A-Za-z/!?]")  # the start of a tag, end tag, comment or processing instruction
 _SPACES = re.compile(r"[ \t\r\f\v\u3000\xa0]+")
 _TIME_META = (
@@ -35,52 +23,14 @@ _TIME_META = (
     ("itemprop", "datePublished"), ("name", "publish_time"), ("name", "date"), ("property", "og:release_date"),
 )
 _TIME_HINT = re.compile(r"(?:^|[-_\s])(?:pub|publish|time|date|info|source)", re.I)
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @dataclass(frozen=True)
 class ExtractedArticle:
     title: str
     content: str  # plain text, one paragraph per line
-    time_text: str  # raw publish-time text, parsed later with crawlers.dates
+    time_text: str  # raw publish-time text, parsed later with indexer.dates
     method: str  # "selectors" or "generic", for the stats
-
-
-def parse_html(text: str) -> BeautifulSoup:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
-        return BeautifulSoup(text, "lxml")
-
-
-def clean_lines(text: str) -> str:
-    """Collapse runs of spaces inside lines and drop empty lines."""
-    lines = (_SPACES.sub(" ", line).strip() for line in text.splitlines())
-    return "\n".join(line for line in lines if line)
-
-
-def element_text(el: Tag, remove: tuple[str, ...] = ()) -> str:
-    """Visible text of ``el``, one block element per line; ``remove`` selectors and noise tags
-    (scripts, forms, ...) skipped. Reads the tree without changing it, in one pass with an
-    explicit stack, so time is linear and a page nested 50,000 levels deep neither recurses
-    nor re-walks subtrees."""
-    skipped = {id(tag) for selector in remove for tag in el.select(selector)}
-    parts: list[str] = []
-    stack: list[PageElement | str] = [el]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str) and not isinstance(node, NavigableString):
-            parts.append(node)  # a separator queued when its block element was entered
-        elif isinstance(node, Tag):
-            if node.name in _NOISE_TAGS or id(node) in skipped:
-                continue
-            block = node.name in _BLOCK_TAGS
-            if block:
-                parts.append("\n")
-                stack.append("\n")  # popped after the children: the block's closing line break
-            stack.extend(reversed(node.contents))
-        elif type(node) in _TEXT_TYPES:
-            parts.append(str(node))
-    return clean_lines("".join(parts))
 
 
 def title_text(title: str) -> str:
@@ -174,32 +124,6 @@ def extract_time_text(soup: BeautifulSoup, selector: str = "") -> str:
     return ""
 
 
-def density_main_text(soup: BeautifulSoup) -> str:
-    """Fallback main content: the block whose direct <p> children hold the most CJK text."""
-    best, best_score = None, 0
-    for el in soup.find_all(["div", "article", "section", "td", "main"]):
-        paragraphs = el.find_all("p", recursive=False)
-        score = sum(len(_CJK.findall(p.get_text())) + len(p.get_text()) // 4 for p in paragraphs)
-        if score > best_score:
-            best, best_score = el, score
-    if best is None:
-        body = soup.body or soup
-        return element_text(body)
-    return element_text(best)
-
-
-def generic_main_text(html: str, url: str, soup: BeautifulSoup) -> str:
-    if trafilatura is not None:
-        try:
-            text = trafilatura.extract(html, url=url, include_comments=False, include_tables=False, favor_recall=True, deduplicate=False)
-        except Exception as exc:  # trafilatura is a heuristic stack; never let it kill a crawl
-            log.warning("trafilatura failed on %s: %s", url, exc)
-            text = None
-        if text:
-            return clean_lines(text)
-    return density_main_text(soup)
-
-
 def extract_article(html: str, url: str, *, title_selector: str = "", body_selector: str = "", time_selector: str = "", remove_selectors: tuple[str, ...] = ()) -> ExtractedArticle:
     """Title, body text and raw publish-time text of one detail page."""
     soup = parse_html(html)
@@ -212,7 +136,7 @@ def extract_article(html: str, url: str, *, title_selector: str = "", body_selec
             content = element_text(el, remove_selectors)
             method = "selectors"
     if not content:
-        content = generic_main_text(html, url, soup)
+        content = main_text(html, url) or element_text(soup.body or soup)
         # Generic extractors often repeat the headline as the first line.
         first, _, rest = content.partition("\n")
         if title and first.strip() == title:

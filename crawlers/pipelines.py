@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable
 
+from indexer.html import clean_lines
 from indexer.urls import canonical_url
 
 from .encoding import mojibake_ratio
 from .errors import DropArticle
-from .extract import clean_lines, title_text
+from .extract import title_text
 
 MAX_MOJIBAKE_RATIO = 0.005
 MAX_TITLE_CHARS = 300

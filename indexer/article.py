@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Mapping
 
+from .dates import parse_time
 from .errors import InvalidArticle
+from .html import is_whole_page
 from .urls import canonical_url
 
 # Characters that never occur in text: NUL and C0 controls other than tab/newline/CR.
@@ -26,6 +28,10 @@ KNOWN_FIELDS = ("id", "url", "title", "content", "source", "publish_time")
 # stack, and an unbounded blob would ride along with every read of its neighbours.
 MAX_EXTRA_DEPTH = 32  # nesting levels of objects/arrays below the record itself
 MAX_EXTRA_BYTES = 1024 * 1024  # the extra fields serialised as UTF-8 JSON
+
+# Set in ``extra`` when ``content`` is a whole web page (indexer/html.py is_whole_page): its features
+# read the story extracted from the page, while ``content`` keeps the page as given.
+EXTRACTED_FROM_PAGE = "extracted_from_page"
 
 # Lone UTF-16 surrogates (JSON "\ud800" without its pair) cannot be encoded as UTF-8, so no
 # store or queue can write them; refuse the record instead of failing its whole batch later.
@@ -58,33 +64,6 @@ class Article:
             "content": self.content,
             "publish_time": self.publish_time.isoformat() if self.publish_time else None,
         }
-
-
-def parse_time(value: Any, default_tz: timezone = timezone(timedelta(hours=8))) -> datetime | None:
-    """ISO 8601 text (``2021-04-05T09:12:00+08:00``, ``2021-04-05 09:12``, ``2021-04-05``) or a
-    Unix timestamp in seconds. Naive times are taken in ``default_tz`` (China Standard Time by
-    default, as most Chinese sites publish local times)."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool):
-        raise ValueError(f"not a time: {value!r}")
-    if isinstance(value, (int, float)):
-        return datetime.fromtimestamp(float(value), tz=timezone.utc)
-    if isinstance(value, datetime):
-        dt = value
-    elif isinstance(value, str):
-        text = value.strip()
-        if text.endswith("Z"):
-            text = text[:-1] + "+00:00"
-        try:
-            dt = datetime.fromisoformat(text)
-        except ValueError:
-            raise ValueError(f"not an ISO 8601 time: {value!r}") from None
-    else:
-        raise ValueError(f"not a time: {value!r}")
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=default_tz)
-    return dt
 
 
 def _text_field(record: Mapping[str, Any], name: str, where: str | None) -> str:
@@ -173,6 +152,8 @@ def article_from_record(
         raise InvalidArticle(f"field 'publish_time': {exc}", where) from None
     extra = {k: v for k, v in record.items() if k not in KNOWN_FIELDS}
     _check_extra(extra, where)
+    if is_whole_page(content):
+        extra[EXTRACTED_FROM_PAGE] = True
     return Article(
         id=given_id or article_id_for(url, title, content),
         title=title,

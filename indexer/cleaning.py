@@ -11,20 +11,18 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-import warnings
 
-from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning
+from .html import html_to_text, page_text
 
 # Names what these functions make of a text. Exact keys, fingerprints and the cleaned text a store
 # holds are all read from it, so it is part of the fingerprint layout a store records: a store filled
 # by other cleaning would hold keys that the same text no longer gets. Raise it whenever a change
 # gives text that was already cleaned a different clean form. 2: traditional characters folded to
-# simplified; more repost furniture removed.
-CLEANING_VERSION = "clean2"
+# simplified; more repost furniture removed. 3: a whole saved page is read as its main content
+# (indexer/html.py); figcaptions are lines of their own.
+CLEANING_VERSION = "clean3"
 
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
-_DROP_TAGS = ("script", "style", "noscript", "iframe", "svg", "form", "button", "nav", "footer", "header", "aside", "select", "textarea")
-_BLOCK_TAGS = ("p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article", "blockquote", "pre", "table", "ul", "ol", "dd", "dt")
 
 # 【快讯】 〔关注〕 [视频] （图） 「独家」 ... at the start or end of a title, and any 【…】 anywhere.
 _BRACKET_PAIRS = "【】〔〕［］[]〖〗「」『』《》()（）<>"
@@ -143,19 +141,6 @@ _NEWLINES = re.compile(r"\n\s*\n+")
 
 def looks_like_html(text: str) -> bool:
     return bool(_HTML_HINT.search(text[:20000]))
-
-
-def html_to_text(html: str) -> str:
-    """Visible text of an HTML fragment or page, one block element per line."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
-        soup = BeautifulSoup(html, "lxml")
-    for tag in soup(_DROP_TAGS):
-        tag.decompose()
-    for tag in soup.find_all(_BLOCK_TAGS):
-        tag.insert_before("\n")
-        tag.insert_after("\n")
-    return soup.get_text()
 
 
 _FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
@@ -315,9 +300,10 @@ def clean_title(title: str) -> str:
 
 
 def clean_body(content: str) -> str:
-    """Body text without markup and repost furniture, one paragraph per line."""
+    """Body text without markup and repost furniture, one paragraph per line. A whole saved page is
+    read as its main content (indexer/html.py page_text)."""
     if looks_like_html(content):
-        content = html_to_text(content)
+        content = page_text(content)
     lines = []
     for line in normalize(content).split("\n"):
         line = _strip_furniture(line, lead=len(lines) < LEAD_LINES)

@@ -1,4 +1,7 @@
-from indexer.cleaning import clean_body, clean_title, exact_form, html_to_text, normalize
+import time
+
+from indexer.cleaning import clean_body, clean_title, exact_form, normalize
+from indexer.html import html_to_text, is_whole_page, page_text
 
 
 def test_title_tags_and_prefixes_are_stripped():
@@ -17,8 +20,56 @@ def test_full_width_is_folded_and_case_lowered():
 
 def test_html_is_reduced_to_visible_text_by_block():
     html = "<div><p>第一段</p><script>var a=1;</script><style>p{}</style><p>第二段<br>第三行</p></div>"
-    lines = [l.strip() for l in html_to_text(html).splitlines() if l.strip()]
-    assert lines == ["第一段", "第二段", "第三行"]
+    assert html_to_text(html) == "第一段\n第二段\n第三行"
+    # one tag list for every path: navigation, sidebars and forms dropped, captions and list items lines
+    html = ("<nav>首页 新闻</nav><div>正文<figure><img src=x><figcaption>图为现场</figcaption></figure>"
+            "<ul><li>一</li><li>二</li></ul></div><aside>热门</aside><form><button>提交</button></form><footer>版权</footer>")
+    assert html_to_text(html) == "正文\n图为现场\n一\n二"
+
+
+def test_html_to_text_is_linear_in_nesting_depth():
+    levels = 50_000
+    html = "<div>" * levels + "<p>最深一段</p>" + "</div>" * levels
+    started = time.monotonic()
+    assert html_to_text(html) == "最深一段"
+    assert time.monotonic() - started < 60  # generous: only a hang or a quadratic walk fails
+
+
+PAGE = """<!DOCTYPE html><html><head><title>北京地铁新线开通_某某网</title><script>var cfg = {};</script></head>
+<body><div class="nav"><a href="/">首页</a> <a href="/news">新闻</a> <a href="/sports">体育</a> <a href="/ent">娱乐</a></div>
+<div class="main"><div class="left"><h1>北京地铁新线开通</h1><div class="article">
+<p>北京地铁17号线北段今天上午正式开通运营，全线共设车站7座，连接昌平区和朝阳区。</p>
+<p>开通首日，不少市民专程前来体验。地铁运营公司表示，早晚高峰最小行车间隔为4分钟。</p>
+<p>据介绍，该线路采用全自动运行系统，列车最高运行速度可达每小时100公里。</p></div>
+<div class="comments"><h3>网友评论</h3><p>终于等到了，上班方便多了！</p></div></div>
+<div class="right"><h3>热点排行</h3><ol><li><a href="/1">某明星官宣结婚</a></li><li><a href="/2">今日油价调整</a></li></ol></div></div>
+<div class="footer">关于我们 | 联系我们 Copyright 某某网 版权所有 京ICP备123号</div></body></html>"""
+
+
+def test_a_whole_page_is_read_as_its_main_content():
+    assert is_whole_page(PAGE)
+    text = page_text(PAGE)
+    assert "北京地铁17号线北段今天上午正式开通运营" in text and "列车最高运行速度" in text
+    for furniture in ("首页", "网友评论", "上班方便多了", "热点排行", "某明星官宣结婚", "ICP"):
+        assert furniture not in text
+    body = clean_body(PAGE)
+    assert "今日油价调整" not in body and "全自动运行系统" in body
+
+
+def test_what_counts_as_a_whole_page():
+    for page in ("<html><body><p>正文</p></body></html>", "  <!doctype html><p>正文</p>", "<BODY>正文</BODY>",
+                 "<div><nav><a href='/'>首页</a></nav><p>正文</p></div>"):
+        assert is_whole_page(page), page
+    for fragment in ("<p>正文</p><p>第二段</p>", "<div><header><h1>标题</h1></header><p>正文</p><aside>相关</aside></div>",
+                     "纯文本", "正文提到 html 和 body"):
+        assert not is_whole_page(fragment), fragment
+    # a fragment is read whole, without the extraction a page gets
+    assert page_text("<p>上海今日晴。</p><p>气温回升。</p>") == "上海今日晴。\n气温回升。"
+
+
+def test_a_page_without_main_content_is_read_as_its_visible_text():
+    page = "<html><body><div class='comments'><p>只有评论区的文字</p></div></body></html>"
+    assert page_text(page) == "只有评论区的文字"
 
 
 def test_repost_boilerplate_lines_are_removed():

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..article import Article
 from ..cleaning import clean_body, clean_title
+from ..html import is_whole_page
 from ..settings import Settings
 from .embedding import Embedder
 from .exact import content_key, md5_hex
@@ -19,6 +20,10 @@ from .tokenize import weighted_tokens
 # Cleaning reads at most this many raw characters per feature character wanted: HTML markup
 # outweighs its visible text, but a multi-megabyte body must not cost seconds per article.
 RAW_PER_FEATURE_CHAR = 8
+# A whole saved page is read up to this many characters, whatever the feature prefix: its story can
+# sit behind 100-300 KB of scripts and navigation, and main-content extraction needs the page around
+# it. Extracting from a 1 MB page takes about 0.35 s.
+PAGE_MAX_CHARS = 1_000_000
 
 
 @dataclass
@@ -43,7 +48,10 @@ def text_features(title: str, body: str, settings: Settings, *, cleaned: bool = 
         ctitle, cbody = title, body[:limit]
     else:
         ctitle = clean_title(title[:2000])
-        cbody = clean_body(body[: limit * RAW_PER_FEATURE_CHAR])[:limit]
+        raw_limit = limit * RAW_PER_FEATURE_CHAR
+        if len(body) > raw_limit and is_whole_page(body):
+            raw_limit = max(raw_limit, PAGE_MAX_CHARS)
+        cbody = clean_body(body[:raw_limit])[:limit]
     weights = weighted_tokens(ctitle, cbody)
     fingerprint = simhash(weights)
     return TextFeatures(

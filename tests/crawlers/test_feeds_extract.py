@@ -93,3 +93,12 @@ def test_links_are_absolute_filtered_and_deduplicated():
     assert extract_links(soup, "http://h.example/", "ul.l a", r"/n/\d+\.html") == ["http://h.example/n/1.html?utm_source=x", "http://other.example/n/9.html"]
     assert extract_next_page(soup, "http://h.example/list_1.html", "a.next") == "http://h.example/list_2.html"
     assert extract_next_page(soup, "http://h.example/", "a.missing") is None
+
+
+def test_generic_extraction_reads_the_visible_text_when_no_main_content_is_found():
+    """trafilatura finds no main content in a page whose only text sits in a comments block (or
+    in a page served as plain text): the page's visible text is taken, sidebars still left out."""
+    page = "<html><body><div class='comments'><p>市民反映小区停水三天。</p></div><aside>热门推荐</aside></body></html>"
+    got = extract_article(page, "http://b/3")
+    assert got.method == "generic" and got.content == "市民反映小区停水三天。"
+    assert extract_article("纯文本的新闻正文。", "http://b/4").content == "纯文本的新闻正文。"
