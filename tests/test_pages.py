@@ -54,3 +54,20 @@ def test_text_and_fragments_are_not_marked_as_pages(make_indexer):
     stored = ix.store.get_many(["text", "fragment"])
     assert all(EXTRACTED_FROM_PAGE not in a.extra for a in stored.values())
     assert stored["fragment"].clean_body == "上海今日晴,气温回升。"
+
+
+def test_a_page_is_read_past_the_raw_cut_for_plain_bodies():
+    """The story of a saved page can sit behind 200 KB of scripts, beyond the raw prefix a body's
+    features read (input.feature_max_chars x 8): a page is read further, so its story is found whole."""
+    from indexer.cleaning import clean_body
+    from indexer.features import RAW_PER_FEATURE_CHAR, text_features
+    from indexer.settings import Settings
+
+    from .site_pages import portal_page
+
+    article, *others = _articles(STORIES)
+    settings = Settings()
+    page = portal_page(article, others).replace("</head>", "<script>" + "var a = 1;" * 20_000 + "</script></head>")
+    assert len(page) > settings.input.feature_max_chars * RAW_PER_FEATURE_CHAR
+    last_paragraph = clean_body(article["content"]).splitlines()[-1]
+    assert text_features(article["title"], page, settings).clean_body.endswith(last_paragraph)

@@ -22,8 +22,9 @@ from .tokenize import weighted_tokens
 RAW_PER_FEATURE_CHAR = 8
 # A whole saved page is read up to this many characters, whatever the feature prefix: its story can
 # sit behind 100-300 KB of scripts and navigation, and main-content extraction needs the page around
-# it. Extracting from a 1 MB page takes about 0.35 s.
-PAGE_MAX_CHARS = 1_000_000
+# it. The cost is bounded: 400,000 characters of nothing but short paragraphs, the worst case for
+# extraction, take about 1 s here; a page that size made of scripts takes milliseconds.
+PAGE_MAX_CHARS = 400_000
 
 
 @dataclass
