@@ -12,7 +12,7 @@ import functools
 import re
 import unicodedata
 
-from .html import html_to_text, page_text
+from .html import html_to_text, is_whole_page, page_text
 
 # Names what these functions make of a text. Exact keys, fingerprints and the cleaned text a store
 # holds are all read from it, so it is part of the fingerprint layout a store records: a store filled
@@ -302,7 +302,7 @@ def clean_title(title: str) -> str:
 def clean_body(content: str) -> str:
     """Body text without markup and repost furniture, one paragraph per line. A whole saved page is
     read as its main content (indexer/html.py page_text)."""
-    if looks_like_html(content):
+    if looks_like_html(content) or is_whole_page(content):
         content = page_text(content)
     lines = []
     for line in normalize(content).split("\n"):

@@ -63,6 +63,8 @@ def test_what_counts_as_a_whole_page():
     for fragment in ("<p>正文</p><p>第二段</p>", "<div><header><h1>标题</h1></header><p>正文</p><aside>相关</aside></div>",
                      "纯文本", "正文提到 html 和 body"):
         assert not is_whole_page(fragment), fragment
+    # whatever else the text holds, a page is read as text (and flagged so: indexer.article)
+    assert clean_body("<NAV>首页 新闻</NAV>正文一段") == "正文一段"
     # a fragment is read whole, without the extraction a page gets
     assert page_text("<p>上海今日晴。</p><p>气温回升。</p>") == "上海今日晴。\n气温回升。"
 
