@@ -33,6 +33,15 @@ def _open_indexer(settings: Settings):
         raise CliError(str(exc)) from None
 
 
+def _open_comparer(settings: Settings):
+    from .comparer import PairComparer
+
+    try:
+        return PairComparer.open(settings)
+    except NewsdedupError as exc:
+        raise CliError(str(exc)) from None
+
+
 @click.group()
 @click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
 @click.version_option(package_name="newsdedup")
@@ -71,7 +80,14 @@ def ingest(path: str, store: str | None, config: str | None, sets: tuple[str, ..
         log.warning("rejected %s: %s", where, reason)
         if reject_file is None:
             reject_file = open(rejects, "a", encoding="utf-8")
-        reject_file.write(json.dumps({"where": where, "reason": reason, "record": raw, "at": datetime.now(timezone.utc).isoformat()}, ensure_ascii=False) + "\n")
+        entry = {"where": where, "reason": reason, "record": raw, "at": datetime.now(timezone.utc).isoformat()}
+        line = json.dumps(entry, ensure_ascii=False)
+        if not line.isascii():
+            try:
+                line.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate in the record: keep it, as a JSON escape
+                line = json.dumps(entry)
+        reject_file.write(line + "\n")
 
     with _open_indexer(settings) as indexer, tqdm(desc="ingest", unit=" articles", disable=(not progress) if progress is not None else None, file=sys.stderr) as bar:
         # Records read and not yet decided, oldest first: the indexer's outcomes come in input order.
@@ -139,19 +155,14 @@ def _pair_side(value: Any) -> Any:
 
 @main.command()
 @click.argument("pairs", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@common_options
-def compare(pairs: str, store: str | None, config: str | None, sets: tuple[str, ...]) -> None:
+@config_options
+def compare(pairs: str, config: str | None, sets: tuple[str, ...]) -> None:
     """For each line {"a": article, "b": article} print whether they are duplicates and why.
     Lines in the {"source": text, "target": text} shape compare two headlines."""
     from .errors import InvalidArticle
-    from .features import Featurizer
-    from .features.embedding import create_embedder
-    from .pipeline import Indexer
     from .readers import Rejected, read_records
 
-    settings = settings_from_options(config, store, sets)
-    embedder = create_embedder(settings.embedding.model, settings.embedding.device)
-    indexer = Indexer(settings, store=None, featurizer=Featurizer(settings, embedder))  # type: ignore[arg-type]
+    comparer = _open_comparer(settings_from_options(config, None, sets))
     failed = 0
     for item in read_records(pairs, "jsonl"):
         if isinstance(item, Rejected):
@@ -163,7 +174,7 @@ def compare(pairs: str, store: str | None, config: str | None, sets: tuple[str, 
             if not isinstance(data, dict):
                 raise InvalidArticle("pair must be a JSON object", item.where)
             a, b = (data.get("a"), data.get("b")) if "a" in data else (data.get("source"), data.get("target"))
-            evidence, verdict = indexer.compare(_pair_side(a), _pair_side(b))
+            evidence, verdict = comparer.compare(_pair_side(a), _pair_side(b))
         except InvalidArticle as exc:
             failed += 1
             click.echo(json.dumps({"where": item.where, "error": str(exc)}, ensure_ascii=False))
@@ -270,11 +281,8 @@ def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], 
     """Sweep each layer's threshold on labelled pairs ({"a","b",LABEL} or {"source","target",LABEL}):
     P/R/F1 table, a precision-recall PNG and the recommended settings. With --fit, refit the learned
     semantic decision on them (5-fold cross-validated P/R/F1 and calibration are printed)."""
-    from .features import Featurizer
-    from .features.embedding import create_embedder
-    from .pipeline import Indexer
     from .readers import Record, read_records
-    from .tuning import evidence_for_pairs, pair_from_line, plot, settings_snippet, sweep
+    from .tuning import pair_from_line, plot, settings_snippet, sweep
 
     settings = settings_from_options(config, None, sets)
     data: list = []
@@ -289,8 +297,10 @@ def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], 
             break
     if not data:
         raise CliError(f"no labelled pairs in {pairs}")
-    indexer = Indexer(settings, store=None, featurizer=Featurizer(settings, create_embedder(settings.embedding.model)))  # type: ignore[arg-type]
-    evidence = evidence_for_pairs(indexer, data)
+    try:
+        evidence = _open_comparer(settings).evidence_for_pairs([(a, b) for a, b, _ in data])
+    except NewsdedupError as exc:  # a side that is not an article
+        raise CliError(str(exc)) from None
     labels = [y for _, _, y in data]
     sweeps = sweep(evidence, labels, min_precision)
     click.echo(f"{len(data)} pairs, {sum(labels)} labelled duplicate")
@@ -315,13 +325,14 @@ def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], 
 def _fit_pair_model(evidence, labels, path: str, min_precision: float, source: str) -> None:
     import numpy as np
 
-    from .compare.model import features, fit_model
+    from .compare.model import features, fit_model, refused_by_guards
 
     if len(set(labels)) < 2:
         raise CliError("--fit needs pairs of both labels")
     x = np.vstack([features(ev) for ev in evidence])
     model, report = fit_model(x, np.asarray(labels), [str(i) for i in range(len(labels))], min_precision=min_precision,
-                              min_precision_headlines=min_precision, about={"fitted_on": f"{Path(source).name}: {len(labels)} pairs"})
+                              min_precision_headlines=min_precision, about={"fitted_on": f"{Path(source).name}: {len(labels)} pairs"},
+                              refused=refused_by_guards(evidence))
     click.echo(f"\nsemantic pair model, 5-fold cross-validated (threshold per regime at precision >= {min_precision}):")
     for name in ("article_pairs", "headline_pairs"):
         if name in report:
@@ -347,18 +358,12 @@ def show_config(store: str | None, config: str | None, sets: tuple[str, ...]) ->
         click.echo("")
 
 
-def _register_optional_commands() -> None:
-    """Commands whose modules need optional packages register only when those are installed."""
-    for module, names in (("crawlers.cli", ("crawl",)), ("indexer.es_cli", ("es", "kibana")), ("indexer.daemon.cli", ("serve", "dead_letters"))):
-        try:
-            mod = __import__(module, fromlist=list(names))
-        except ImportError as exc:
-            log.debug("commands from %s unavailable: %s", module, exc)
-            continue
-        for name in names:
-            command = getattr(mod, name, None)
-            if isinstance(command, click.Command):
-                main.add_command(command)  # by its own name (dead_letters is `dead-letters`)
+# Commands defined beside what they drive. Their modules import optional packages (elasticsearch)
+# only when a command needs one, and the command then names the extra to install; so every
+# command is always listed, and an import error here is a bug that stops the CLI, naming the module.
+from crawlers.cli import crawl  # noqa: E402
+from .daemon.cli import dead_letters, serve  # noqa: E402
+from .es_cli import es, kibana  # noqa: E402
 
-
-_register_optional_commands()
+for _command in (crawl, es, kibana, serve, dead_letters):
+    main.add_command(_command)  # by its own name (dead_letters is `dead-letters`)

@@ -1,10 +1,11 @@
 """Threshold tuning on labelled pairs: sweep each layer's score, report P/R/F1, plot the
 precision-recall curves, and recommend settings.
 
-Every pair is featurised once (embeddings in batches) with the same code ``compare`` and ingest
-use; a threshold then only decides which scores count as a match, so a sweep costs nothing more.
-The recommendation maximises F1 subject to a precision floor: duplicate detection that merges
-different news is worse than one that misses a repost.
+Every pair is featurised once (embeddings in batches) by the comparer ``compare`` uses, which
+applies the ingest rules (``comparer.PairComparer.evidence_for_pairs``); a threshold then only
+decides which scores count as a match, so a sweep costs nothing more. The recommendation
+maximises F1 subject to a precision floor: duplicate detection that merges different news is worse
+than one that misses a repost.
 """
 
 from __future__ import annotations
@@ -14,9 +15,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .article import article_from_record
-from .compare.evidence import PairEvidence, compare_sides
-from .compare.sides import Side
+from .compare.evidence import PairEvidence
 
 # (layer, evidence score, setting it calibrates, higher-is-a-match?)
 SCORES = (
@@ -57,16 +56,6 @@ def pair_from_line(data: Any, label_key: str) -> tuple[Mapping, Mapping, bool]:
     if isinstance(label, str):
         label = label.strip().lower() in ("1", "true", "yes", "duplicate")
     return side(a), side(b), bool(label)
-
-
-def evidence_for_pairs(indexer, pairs: Sequence[tuple[Mapping, Mapping, bool]]) -> list[PairEvidence]:
-    """Evidence of each pair, the embedding model run once over all texts."""
-    tz = indexer.settings.default_tz
-    articles = [article_from_record(x, f"pair {i // 2 + 1}", tz) for i, x in enumerate(x for a, b, _ in pairs for x in (a, b))]
-    texts = [indexer.featurizer.text(a) for a in articles]
-    vectors = indexer.featurizer.embed(texts)
-    sides = [Side.of(a.id, t, v, a.publish_time) for a, t, v in zip(articles, texts, vectors)]
-    return [compare_sides(sides[2 * i], sides[2 * i + 1], indexer.settings) for i in range(len(pairs))]
 
 
 def sweep(evidence: Sequence[PairEvidence], labels: Sequence[bool], min_precision: float = 0.95) -> list[Sweep]:

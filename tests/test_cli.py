@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -139,3 +142,45 @@ def test_tune_sweeps_thresholds_plots_and_recommends(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"a": {"title": "x"}, "b": {"title": "y"}}\n')
     assert CliRunner().invoke(main, ["tune", str(bad), "--label", "dup"]).exit_code == 1
+
+
+def test_compare_and_tune_load_the_model_the_settings_name_on_their_device(tmp_path, monkeypatch):
+    import indexer.comparer
+
+    asked = []
+    monkeypatch.setattr(indexer.comparer, "create_embedder", lambda model, device="cpu": asked.append((model, device)))
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"a": {"title": "CPI", "content": CPI}, "b": {"title": "地震", "content": QUAKE}, "dup": 0}, ensure_ascii=False) + "\n"
+                     + json.dumps({"a": {"title": "CPI", "content": CPI}, "b": {"title": "CPI", "content": CPI}, "dup": 1}, ensure_ascii=False) + "\n")
+    flags = ["--set", "embedding.model=some/model", "--set", "embedding.device=cuda:1"]
+    assert run("compare", pairs, *flags).exit_code == 0
+    assert run("tune", pairs, "--label", "dup", "--plot", tmp_path / "pr.png", *flags).exit_code == 0
+    assert asked == [("some/model", "cuda:1")] * 2
+
+
+def _python(code: str) -> subprocess.CompletedProcess:
+    """``code`` in a fresh interpreter, where the CLI's modules are imported for the first time."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=120)
+
+
+@pytest.mark.parametrize("module", ["crawlers.runner", "indexer.daemon.cli", "indexer.es_cli"])
+def test_a_command_module_that_fails_to_import_stops_the_cli_naming_it(module):
+    # None in sys.modules makes importing the module fail, as a broken import inside it would.
+    done = _python(f"import sys\nsys.modules[{module!r}] = None\nimport indexer.cli")
+    assert done.returncode != 0 and module in done.stderr, done.stderr
+
+
+def test_without_the_es_extra_the_es_commands_are_listed_and_say_what_to_install():
+    done = _python(
+        "import sys\n"
+        "sys.modules['elasticsearch'] = None  # as if newsdedup[es] were not installed\n"
+        "from click.testing import CliRunner\n"
+        "from indexer.cli import main\n"
+        "print(CliRunner().invoke(main, ['--help']).output)\n"
+        "r = CliRunner().invoke(main, ['es', 'init', '--store', 'http://127.0.0.1:9', '--dims', '0'])\n"
+        "print('exit', r.exit_code, r.output)\n"
+    )
+    assert done.returncode == 0, done.stderr
+    listed = done.stdout.split("Commands:")[1]
+    assert all(f"  {name} " in listed for name in ("crawl", "es", "kibana", "serve", "dead-letters"))
+    assert "exit 1" in done.stdout and "pip install 'newsdedup[es]'" in done.stdout
