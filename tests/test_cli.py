@@ -184,3 +184,10 @@ def test_without_the_es_extra_the_es_commands_are_listed_and_say_what_to_install
     listed = done.stdout.split("Commands:")[1]
     assert all(f"  {name} " in listed for name in ("crawl", "es", "kibana", "serve", "dead-letters"))
     assert "exit 1" in done.stdout and "pip install 'newsdedup[es]'" in done.stdout
+
+
+def test_tune_names_a_side_that_is_not_an_article(tmp_path):
+    p = tmp_path / "pairs.jsonl"
+    p.write_text(json.dumps({"a": {"title": "CPI", "content": CPI}, "b": {"title": "", "content": ""}, "dup": 1}) + "\n", encoding="utf-8")
+    r = CliRunner().invoke(main, ["tune", str(p), "--label", "dup", "--set", "embedding.model=none"])
+    assert r.exit_code == 1 and "pair 1 b: neither title nor content" in r.output, r.output
