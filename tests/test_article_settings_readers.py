@@ -135,13 +135,15 @@ def test_ingest_refuses_hostile_records_per_line_and_keeps_them_in_the_rejects_f
     src.write_text("\n".join([
         json.dumps({"id": "ok1", "title": "北京暴雨", "content": "北京今日暴雨，多条道路积水。"}, ensure_ascii=False),
         deep,
+        json.dumps({"id": "lone", "title": "标题\ud800", "content": "正文"}),  # "\ud800" as an escape on disk
         json.dumps({"id": "ok2", "title": "上海晴天", "content": "上海今日晴，气温回升。"}, ensure_ascii=False),
     ]) + "\n", encoding="utf-8")
     rejects = tmp_path / "rejects.jsonl"
     result = CliRunner().invoke(main, ["ingest", str(src), "--store", str(tmp_path / "store"), "--set", "embedding.model=none",
                                        "--rejects", str(rejects), "--no-progress"])
     assert result.exit_code == EXIT_REJECTS, result.output
-    assert "new: 2" in result.output and "rejected: 1" in result.output
+    assert "new: 2" in result.output and "rejected: 2" in result.output
     lines = [json.loads(x) for x in rejects.read_text(encoding="utf-8").splitlines()]
-    assert [x["where"].rsplit(":", 1)[1] for x in lines] == ["2"]
-    assert "nested more than" in lines[0]["reason"] and lines[0]["record"]["id"] == "deep"
+    assert [x["where"].rsplit(":", 1)[1] for x in lines] == ["2", "3"]
+    assert "nested more than" in lines[0]["reason"] and "lone surrogate" in lines[1]["reason"]
+    assert lines[1]["record"]["title"] == "标题\ud800"  # kept as it came
