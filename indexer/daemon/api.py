@@ -1,18 +1,17 @@
-"""The HTTP API, on the standard library's ``ThreadingHTTPServer`` (one thread per connection).
+"""The HTTP API, on FastAPI (Starlette) served by uvicorn; its OpenAPI spec is generated from
+this code (``GET /openapi.json``).
 
-Why no framework: the API is eight small routes whose costly work happens elsewhere (the queue
-commit, the worker), so the standard server is enough, adds no dependency, and its behaviour under
-``kill -9`` and SIGTERM is easy to reason about. Put a reverse proxy (TLS, access logs) in front of
-it for anything beyond loopback.
+Costly work happens elsewhere (the queue commit, the worker, the store), in a bounded thread pool:
+the event loop only parses HTTP, so stalled clients cost sockets, not threads. The limits on
+connections, read times and bodies in flight are in ``http_limits``.
 
 Every route but ``/healthz``, ``/readyz`` and ``/metrics`` needs ``Authorization: Bearer
-<daemon.auth_token>`` when a token is configured; the comparison is constant-time and the token is
+<daemon.auth_token>`` when a token is configured (the browser view takes a session cookie it got
+for the token instead, see ``indexer.web``); the comparison is constant-time and the token is
 never logged.
 
-Clients are untrusted: connections are capped (``daemon.max_connections``; more are answered 503
-without a thread), each request must arrive within ``daemon.request_read_seconds`` and no read
-waits longer than ``daemon.read_timeout_seconds``, and request bodies in flight are bounded in
-bytes (``daemon.max_inflight_body_bytes``) before they are read. See ``http_limits``.
+``newsdedup serve`` builds the app with the ingest routes (``ServiceContext.daemon`` set);
+``newsdedup ui`` builds it for a store alone (reads and corrections).
 """
 
 from __future__ import annotations
@@ -21,103 +20,201 @@ import hmac
 import json
 import logging
 import re
-import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, Callable
+
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 
 from ..article import article_from_record
 from ..errors import InvalidArticle, StoreError
-from .http_limits import ByteBudget, ConnectionReaper
-from .metrics import CONTENT_TYPE_LATEST
+from ..settings import DaemonSettings, Settings
+from ..store.base import ClusterChange
+from .http_limits import ByteBudget
+from .labels import MERGE_REASON, labels_from_changes, split_reason
+from .metrics import CONTENT_TYPE_LATEST, DaemonMetrics
 from .queue import QueueFull
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..pipeline import Indexer
     from .service import Daemon
 
 log = logging.getLogger(__name__)
 
 MAX_TOP = 1000
-OPEN_ROUTES = frozenset({"healthz", "readyz", "metrics"})  # probes and scrapes need no token
+MAX_SMALL_BODY = 64 * 1024  # corrections and forms: anything larger is not one
+JSON_TYPE = "application/json; charset=utf-8"
 
 
-class ApiServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    allow_reuse_address = True
-    request_queue_size = 128
+class ApiError(Exception):
+    """An answer other than success: status, JSON body, headers; ``close`` ends the connection
+    (its body may be unread)."""
 
-    def __init__(self, address: tuple[str, int], app: "Daemon"):
-        self.app = app
-        self.connection_slots = threading.BoundedSemaphore(app.d.max_connections)
-        self.body_budget = ByteBudget(app.d.max_inflight_body_bytes)
-        app.metrics.body_bytes_in_flight.set_function(lambda: self.body_budget.used)
-        self.reaper = ConnectionReaper()
-        self._close_gracefully: set[socket.socket] = set()
-        self._close_lock = threading.Lock()
-        super().__init__(address, Handler)
-        self.reaper.start()
-
-    def process_request(self, request, client_address) -> None:
-        """One thread per connection, up to ``max_connections``; beyond it a 503 from this
-        (the accepting) thread, so stalled clients cannot pile up threads."""
-        if not self.connection_slots.acquire(blocking=False):
-            self.app.metrics.busy.labels("connections").inc()
-            retry = self.app.d.retry_after_seconds
-            body = json.dumps({"error": f"busy: {self.app.d.max_connections} connections open; retry"}).encode()
-            try:
-                request.setblocking(False)  # a fresh socket's send buffer takes this at once
-                request.send(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json; charset=utf-8\r\n"
-                             b"Retry-After: %d\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s" % (retry, len(body), body))
-            except OSError:
-                pass
-            self.mark_close_gracefully(request)
-            self.shutdown_request(request)
-            return
-        try:
-            super().process_request(request, client_address)
-        except BaseException:
-            self.connection_slots.release()
-            raise
-
-    def process_request_thread(self, request, client_address) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self.connection_slots.release()
-
-    def mark_close_gracefully(self, request: socket.socket) -> None:
-        """The client may still be sending (a refused or unread body): let it finish reading our
-        answer instead of resetting the connection under it."""
-        with self._close_lock:
-            self._close_gracefully.add(request)
-
-    def shutdown_request(self, request) -> None:
-        with self._close_lock:
-            graceful = request in self._close_gracefully
-            self._close_gracefully.discard(request)
-        if graceful:
-            self.reaper.close_gracefully(request)
-        else:
-            super().shutdown_request(request)
-
-    def server_close(self) -> None:
-        super().server_close()
-        self.reaper.stop()
+    def __init__(self, code: int, error: str, headers: dict[str, str] | None = None, close: bool = False, **extra: Any):
+        self.code, self.body, self.headers, self.close = code, {"error": error, **extra}, headers or {}, close
 
 
-class _Reply(Exception):
-    def __init__(self, code: int, body: Any, headers: dict[str, str] | None = None, close: bool = False):
-        self.code, self.body, self.headers, self.close = code, body, headers or {}, close
+@dataclass
+class ServiceContext:
+    """What the routes need: settings, metrics, the open indexer (None while it opens), and the
+    ingest daemon (None for ``newsdedup ui``)."""
+
+    settings: Settings
+    d: DaemonSettings
+    metrics: DaemonMetrics
+    current_indexer: Callable[[], "Indexer | None"]
+    daemon: "Daemon | None" = None
+    body_budget: ByteBudget = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.body_budget = ByteBudget(self.d.max_inflight_body_bytes)
+        self.metrics.body_bytes_in_flight.set_function(lambda: self.body_budget.used)
+
+    def retry_after(self) -> dict[str, str]:
+        return {"Retry-After": str(self.d.retry_after_seconds)}
+
+    def indexer(self) -> "Indexer":
+        ix = self.current_indexer()
+        if ix is None:
+            raise ApiError(503, "the store is not open yet", self.retry_after())
+        return ix
 
 
+# ---- schemas (the OpenAPI spec is made from these) ------------------------------------------------------
+class ErrorBody(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    error: str
+
+
+class Health(BaseModel):
+    status: str
+
+
+class Readiness(BaseModel):
+    ready: bool
+    reasons: list[str]
+    queue_depth: int | None = None
+    lease_held: bool | None = None
+    dead_letters: int | None = None
+
+
+class ItemResult(BaseModel):
+    index: int
+    decision: str = Field(description="accepted or rejected")
+    id: str | None = None
+    status: str | None = None
+    error: str | None = None
+
+
+class IngestReply(BaseModel):
+    accepted: list[str]
+    rejected: int
+    results: list[ItemResult]
+    queue_depth: int
+
+
+class ArticleOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: str
+    url: str | None = None
+    source: str | None = None
+    title: str | None = None
+    publish_time: str | None = None
+    cluster_id: str | None = None
+    is_canonical: bool | None = None
+    dup_of: str | None = None
+    dup_reason: str | None = None
+    score: float | None = None
+    status: str = Field(description="indexed, or queued (202: accepted, not yet indexed)")
+
+
+class ClusterRow(BaseModel):
+    cluster_id: str
+    size: int
+    title: str | None
+
+
+class ClusterList(BaseModel):
+    clusters: list[ClusterRow]
+
+
+class ClusterOut(BaseModel):
+    cluster_id: str
+    size: int
+    members: list[ArticleOut]
+
+
+class SplitRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    article_id: str = Field(min_length=1, max_length=1000, description="the article to move out of the cluster")
+    into: str | None = Field(None, min_length=1, max_length=1000,
+                             description="a cluster to move it into; absent: it becomes a cluster of its own")
+
+
+class MergeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    into: str = Field(min_length=1, max_length=1000, description="the cluster that stays")
+    from_: str = Field(alias="from", min_length=1, max_length=1000, description="the cluster whose members join it")
+
+
+class Label(BaseModel):
+    a: str
+    b: str
+    label: int = Field(description="1: the same story, 0: different stories")
+    kind: str
+    by: str
+    at: str | None
+
+
+class CorrectionReply(BaseModel):
+    change: dict[str, Any]
+    labels: list[Label]
+    cluster_id: str
+    size: int
+
+
+class LabelList(BaseModel):
+    labels: list[Label]
+
+
+ERR = {"model": ErrorBody}
+STORE_ERRORS = {401: ERR, 503: ERR}
+ARTICLES_BODY = {
+    "requestBody": {
+        "required": True,
+        "description": "One article object, a JSON array of them, or NDJSON (one object a line)",
+        "content": {
+            "application/json": {"schema": {"oneOf": [
+                {"$ref": "#/components/schemas/ArticleIn"},
+                {"type": "array", "items": {"$ref": "#/components/schemas/ArticleIn"}, "maxItems": 10000},
+            ]}},
+            "application/x-ndjson": {"schema": {"type": "string"}},
+        },
+    }
+}
+ARTICLE_IN_SCHEMA = {
+    "type": "object",
+    "description": "title or content is required; other fields are kept as extra fields",
+    "properties": {
+        "id": {"type": "string"}, "title": {"type": "string"}, "content": {"type": "string"},
+        "url": {"type": "string"}, "source": {"type": "string"},
+        "publish_time": {"type": "string", "description": "ISO 8601 or any date form the crawlers read"},
+    },
+    "additionalProperties": True,
+}
+
+
+# ---- request bodies -----------------------------------------------------------------------------------
 def parse_body(text: str) -> tuple[list[Any], dict[int, str]]:
     """One JSON object, a JSON array, or NDJSON. Returns the items and ``{index: error}`` for
-    NDJSON lines (or array elements) that are not JSON; raises ``_Reply(400)`` when nothing is."""
+    NDJSON lines (or array elements) that are not JSON; raises ``ApiError(400)`` when nothing is."""
     text = text.strip()
     if not text:
-        raise _Reply(400, {"error": "empty body"})
+        raise ApiError(400, "empty body")
     try:
         data = json.loads(text)
     except (ValueError, RecursionError) as first:  # JSONDecodeError is a ValueError
@@ -125,16 +222,16 @@ def parse_body(text: str) -> tuple[list[Any], dict[int, str]]:
             return _parse_each(elements)  # one element too deep for the parser: refuse only that one
         lines = [ln for ln in text.splitlines() if ln.strip()]
         if len(lines) < 2:
-            raise _Reply(400, {"error": f"body is not JSON: {_json_error(first)}"}) from None
+            raise ApiError(400, f"body is not JSON: {_json_error(first)}") from None
         items, errors = _parse_each(lines)
         if len(errors) == len(lines):
-            raise _Reply(400, {"error": "body is neither JSON nor NDJSON"})
+            raise ApiError(400, "body is neither JSON nor NDJSON")
         return items, errors
     if isinstance(data, dict):
         return [data], {}
     if isinstance(data, list):
         return data, {}
-    raise _Reply(400, {"error": f"expected a JSON object, an array of objects or NDJSON, got {type(data).__name__}"})
+    raise ApiError(400, f"expected a JSON object, an array of objects or NDJSON, got {type(data).__name__}")
 
 
 def _parse_each(texts: list[str]) -> tuple[list[Any], dict[int, str]]:
@@ -185,261 +282,372 @@ def _json_error(exc: BaseException) -> str:
     return str(exc)
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: ApiServer
-    server_version = "newsdedup"
-    sys_version = ""
+async def read_announced_body(request: Request, ctx: ServiceContext) -> bytearray:
+    """The body its Content-Length announces, within ``max_body_bytes`` and the byte budget. The
+    caller gives ``len`` of it back to ``ctx.body_budget`` when the request is answered."""
+    d = ctx.d
+    if request.headers.get("transfer-encoding", "").lower() not in ("", "identity"):
+        raise ApiError(411, "send a Content-Length (chunked bodies are not accepted)", close=True)
+    raw_len = request.headers.get("content-length")
+    if raw_len is None:
+        raise ApiError(411, "Content-Length required", close=True)
+    try:
+        length = int(raw_len)
+        if length < 0:
+            raise ValueError
+    except ValueError:
+        raise ApiError(400, "bad Content-Length", close=True) from None
+    if length > d.max_body_bytes:
+        raise ApiError(413, f"body of {length} bytes exceeds {d.max_body_bytes}", close=True)
+    if not ctx.body_budget.try_take(length):
+        ctx.metrics.busy.labels("body_bytes").inc()
+        raise ApiError(503, f"busy: request bodies in flight would exceed {d.max_inflight_body_bytes} bytes; retry",
+                       ctx.retry_after(), close=True)
+    request.state.body_reserved = length
+    body = bytearray()
+    async for chunk in request.stream():  # ends early when the client stalls past its deadline
+        body += chunk
+        if len(body) > length:
+            break
+    if len(body) != length:
+        raise ApiError(400, f"body incomplete: {len(body)} of {length} bytes (Content-Length) arrived in time", close=True)
+    return body
 
-    def setup(self) -> None:
-        self.timeout = self.server.app.d.read_timeout_seconds  # the socket timeout of every read and write
-        super().setup()
 
-    def handle_one_request(self) -> None:
-        """The whole request (line, headers, body) must arrive by ``request_read_seconds``; the
-        reaper cuts the read side of the connection when it has not. Handling is not limited."""
-        self._body_reserved = 0
-        self.server.reaper.arm(self.connection, self.server.app.d.request_read_seconds)
-        try:
-            super().handle_one_request()
-        finally:
-            self.server.reaper.disarm(self.connection)
-            if self._body_reserved:
-                self.server.body_budget.give_back(self._body_reserved)
-                self._body_reserved = 0
+# ---- the app ---------------------------------------------------------------------------------------------
+def bearer_ok(request: Request, token: str) -> bool:
+    header = request.headers.get("authorization", "")
+    scheme, _, given = header.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-        log.debug("%s %s", self.address_string(), format % args)
 
-    # ---- plumbing ---------------------------------------------------------------------------------------
-    def _send(self, code: int, body: Any, headers: dict[str, str] | None = None, close: bool = False,
-              content_type: str = "application/json; charset=utf-8") -> None:
-        data = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False, default=str).encode("utf-8")
-        self.send_response(code)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", "no-store")
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        if close:
-            self.send_header("Connection", "close")
-            self.close_connection = True
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(data)
+def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None] | None = None) -> FastAPI:
+    """The API (and, through ``indexer.web``, the browser view) for one context.
 
-    def _dispatch(self, method: str) -> None:
-        app = self.server.app
-        parts = urlsplit(self.path)
-        path = parts.path.rstrip("/") or "/"
-        route = "other"
-        code = 500
-        try:
-            route, handler = self._route(method, path)
-            if method != "POST":
-                self.server.reaper.disarm(self.connection)  # nothing more to read
-            if route not in OPEN_ROUTES and not self._authorised():
-                raise _Reply(401, {"error": "missing or wrong bearer token"}, {"WWW-Authenticate": 'Bearer realm="newsdedup"'},
-                             close=method == "POST")
-            code, body, headers, ctype = handler(parts)
-            self._send(code, body, headers, content_type=ctype)
-        except _Reply as reply:
-            code = reply.code
-            if reply.close:
-                self.server.mark_close_gracefully(self.connection)
-            self._send(reply.code, reply.body, reply.headers, close=reply.close)
-        except (BrokenPipeError, ConnectionResetError):
-            code = 499
-        except Exception:  # noqa: BLE001 - a bug in one request must not take the daemon down
-            log.exception("%s %s failed", method, route)
-            code = 500
-            try:
-                self._send(500, {"error": "internal error"}, close=True)
-            except OSError:
-                pass
-        finally:
-            app.metrics.requests.labels(route, str(code)).inc()
+    ``session_user``: who a request's browser session belongs to, if it has one (the web view
+    passes it; API clients use the bearer token)."""
+    app = FastAPI(title="newsdedup", version="1", docs_url=None, redoc_url=None,
+                  description="Ingest articles, read clusters, correct them. Every route but /healthz, /readyz and "
+                              "/metrics needs `Authorization: Bearer <token>` when the daemon has a token.")
+    app.state.ctx = ctx
 
-    def _route(self, method: str, path: str):
-        segs = [unquote(s) for s in path.split("/") if s]
-        table = {
-            ("GET", "/healthz"): ("healthz", self._healthz),
-            ("GET", "/readyz"): ("readyz", self._readyz),
-            ("GET", "/metrics"): ("metrics", self._metrics),
-            ("POST", "/v1/articles"): ("articles_post", self._post_articles),
-            ("GET", "/v1/clusters"): ("clusters", self._clusters),
-        }
-        if (method, path) in table:
-            return table[(method, path)]
-        if method == "GET" and len(segs) == 3 and segs[:2] == ["v1", "articles"]:
-            return "article", lambda parts: self._article(segs[2])
-        if method == "GET" and len(segs) == 3 and segs[:2] == ["v1", "clusters"]:
-            return "cluster", lambda parts: self._cluster(segs[2])
-        known = {p for (_, p) in table} | ({path} if len(segs) == 3 and segs[0] == "v1" and segs[1] in ("articles", "clusters") else set())
-        if path in known:
-            raise _Reply(405, {"error": f"{method} not allowed on {path}"}, close=method == "POST")
-        raise _Reply(404, {"error": "not found"}, close=method == "POST")
+    def who(request: Request) -> str:
+        """The name a correction is recorded under: the session's user, else the token's holder."""
+        if session_user is not None and (user := session_user(request)):
+            return user
+        return request.headers.get("x-newsdedup-user", "")[:100] or "api"
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
-        self._dispatch("GET")
+    def authorised(request: Request) -> None:
+        token = ctx.d.auth_token
+        if not token or bearer_ok(request, token):
+            return
+        raise ApiError(401, "missing or wrong bearer token", {"WWW-Authenticate": 'Bearer realm="newsdedup"'},
+                       close=request.method == "POST")
 
-    def do_HEAD(self) -> None:  # noqa: N802
-        self._dispatch("GET")
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc)
 
-    def do_POST(self) -> None:  # noqa: N802
-        self._dispatch("POST")
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+        return error_response(ApiError(400, f"{where}: {first.get('msg', 'invalid request')}"))
 
-    def do_PUT(self) -> None:  # noqa: N802
-        self._dispatch("PUT")
+    @app.exception_handler(404)
+    async def _not_found(request: Request, exc: Exception) -> JSONResponse:
+        return error_response(ApiError(404, "not found", close=request.method == "POST"))
 
-    def do_DELETE(self) -> None:  # noqa: N802
-        self._dispatch("DELETE")
+    @app.exception_handler(405)
+    async def _not_allowed(request: Request, exc: Exception) -> JSONResponse:
+        return error_response(ApiError(405, f"{request.method} not allowed on {request.url.path}", close=request.method == "POST"))
 
-    # ---- routes ---------------------------------------------------------------------------------------------
-    def _healthz(self, parts):
-        return 200, {"status": "ok"}, {}, "application/json; charset=utf-8"
+    app.add_middleware(RequestAccounting, ctx=ctx)
+    app.openapi_schema = None
 
-    def _readyz(self, parts):
-        app = self.server.app
-        reasons = app.not_ready_reasons()
-        body = {"ready": not reasons, "reasons": reasons, "queue_depth": app.queue.depth(), "lease_held": app.lease_held(),
-                "dead_letters": app.queue.dead_count()}
-        headers = {} if not reasons else {"Retry-After": str(app.d.retry_after_seconds)}
-        return (200 if not reasons else 503), body, headers, "application/json; charset=utf-8"
+    open_routes = APIRouter()
+    api = APIRouter(dependencies=[Depends(authorised)], responses={401: ERR})
 
-    def _metrics(self, parts):
-        return 200, self.server.app.metrics.render(), {}, CONTENT_TYPE_LATEST
+    @open_routes.get("/healthz", name="healthz", response_model=Health)
+    async def healthz() -> Health:
+        return Health(status="ok")
 
-    def _authorised(self) -> bool:
-        token = self.server.app.d.auth_token
-        if not token:
-            return True
-        header = self.headers.get("Authorization", "")
-        scheme, _, given = header.partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+    @open_routes.get("/readyz", name="readyz", response_model=Readiness, responses={503: {"model": Readiness}})
+    def readyz() -> Response:
+        if ctx.daemon is None:
+            reasons = [] if ctx.current_indexer() is not None else ["the store is not open yet"]
+            body: dict[str, Any] = {"ready": not reasons, "reasons": reasons}
+        else:
+            dm = ctx.daemon
+            reasons = dm.not_ready_reasons()
+            body = {"ready": not reasons, "reasons": reasons, "queue_depth": dm.queue.depth(), "lease_held": dm.lease_held(),
+                    "dead_letters": dm.queue.dead_count()}
+        return JSONResponse(body, status_code=200 if not reasons else 503, headers={} if not reasons else ctx.retry_after())
 
-    def _read_body(self) -> bytearray:
-        d = self.server.app.d
-        if self.headers.get("Transfer-Encoding", "").lower() not in ("", "identity"):
-            raise _Reply(411, {"error": "send a Content-Length (chunked bodies are not accepted)"}, close=True)
-        raw_len = self.headers.get("Content-Length")
-        if raw_len is None:
-            raise _Reply(411, {"error": "Content-Length required"}, close=True)
-        try:
-            length = int(raw_len)
-            if length < 0:
-                raise ValueError
-        except ValueError:
-            raise _Reply(400, {"error": "bad Content-Length"}, close=True) from None
-        if length > d.max_body_bytes:
-            raise _Reply(413, {"error": f"body of {length} bytes exceeds {d.max_body_bytes}"}, close=True)
-        if not self.server.body_budget.try_take(length):
-            self.server.app.metrics.busy.labels("body_bytes").inc()
-            raise _Reply(503, {"error": f"busy: request bodies in flight would exceed {d.max_inflight_body_bytes} bytes; retry"},
-                         {"Retry-After": str(d.retry_after_seconds)}, close=True)
-        self._body_reserved = length  # given back when this request is answered
-        body = bytearray(length)
-        view = memoryview(body)
-        got = 0
-        try:
-            while got < length:
-                n = self.rfile.readinto1(view[got:])
-                if not n:
-                    break  # end of file: the client stopped, or the reaper cut a request past its deadline
-                got += n
-        except TimeoutError:
-            pass  # nothing arrived for read_timeout_seconds
-        finally:
-            view.release()
-        self.server.reaper.disarm(self.connection)
-        if got != length:
-            raise _Reply(400, {"error": f"body incomplete: {got} of {length} bytes (Content-Length) arrived in time"}, close=True)
-        return body
+    @open_routes.get("/metrics", name="metrics", response_class=Response,
+                     responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}})
+    def metrics() -> Response:
+        return Response(ctx.metrics.render(), media_type=CONTENT_TYPE_LATEST)
 
-    def _post_articles(self, parts):
-        app = self.server.app
-        retry = {"Retry-After": str(app.d.retry_after_seconds)}
-        if not app.accepting:
-            raise _Reply(503, {"error": "shutting down"}, retry, close=True)
-        body = self._read_body()
-        if app.worker.standby:
-            raise _Reply(503, {"error": "standby: another daemon holds the writer lease"}, retry)
-        try:
-            text = body.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise _Reply(400, {"error": f"body is not UTF-8: {exc}"}) from None
-        items, parse_errors = parse_body(text)
-        if len(items) > app.d.max_items_per_request:
-            raise _Reply(413, {"error": f"{len(items)} articles exceed {app.d.max_items_per_request} per request"})
-        results: list[dict] = []
-        valid: list[tuple[str, dict]] = []
-        tz = app.settings.default_tz
-        for i, record in enumerate(items):
-            if i in parse_errors:
-                results.append({"index": i, "decision": "rejected", "error": parse_errors[i]})
-                continue
-            try:
-                article = article_from_record(record, f"item {i}", tz)
-            except InvalidArticle as exc:
-                results.append({"index": i, "decision": "rejected", "error": exc.reason})
-                continue
-            valid.append((article.id, record))
-            results.append({"index": i, "id": article.id, "status": "accepted", "decision": "accepted"})
-        rejected = len(items) - len(valid)
-        try:
-            app.queue.put_many(valid, origin="http")
-        except QueueFull as exc:
-            raise _Reply(429, {"error": f"queue full: {exc}"}, retry) from None
-        app.metrics.accepted.labels("http").inc(len(valid))
-        if rejected:
-            app.metrics.request_rejected.inc(rejected)
-        payload = {"accepted": [aid for aid, _ in valid], "rejected": rejected, "results": results,
-                   "queue_depth": app.queue.depth()}
-        return (202 if valid else 422), payload, {}, "application/json; charset=utf-8"
+    if ctx.daemon is not None:
+        @api.post("/v1/articles", name="articles_post", status_code=202, response_model=IngestReply,
+                  responses={400: ERR, 411: ERR, 413: ERR, 422: {"model": IngestReply}, 429: ERR, 503: ERR},
+                  openapi_extra=ARTICLES_BODY)
+        async def post_articles(request: Request) -> Response:
+            return await _post_articles(request, ctx)
 
-    def _store(self):
-        indexer = self.server.app.worker.indexer
-        if indexer is None:
-            raise _Reply(503, {"error": "the store is not open yet"}, {"Retry-After": str(self.server.app.d.retry_after_seconds)})
-        return indexer.store
-
-    def _article(self, article_id: str):
-        store = self._store()
+    @api.get("/v1/articles/{article_id}", name="article", response_model=ArticleOut,
+             responses={202: {"model": ArticleOut}, 404: ERR, 503: ERR})
+    def get_article(article_id: str) -> Response:
+        store = ctx.indexer().store
         try:
             found = store.get_many([article_id]).get(article_id)
         except StoreError as exc:
-            raise _Reply(503, {"error": f"store unavailable: {exc}"}) from None
+            raise ApiError(503, f"store unavailable: {exc}", ctx.retry_after()) from None
         if found is not None:
-            return 200, {**found.export_record(), "status": "indexed"}, {}, "application/json; charset=utf-8"
-        if self.server.app.queue.contains(article_id):
-            return 202, {"id": article_id, "status": "queued"}, {}, "application/json; charset=utf-8"
-        raise _Reply(404, {"error": "no such article", "id": article_id})
+            return JSONResponse({**found.export_record(), "status": "indexed"})
+        if ctx.daemon is not None and ctx.daemon.queue.contains(article_id):
+            return JSONResponse({"id": article_id, "status": "queued"}, status_code=202)
+        raise ApiError(404, "no such article", id=article_id)
 
-    def _clusters(self, parts):
-        store = self._store()
-        raw = parse_qs(parts.query).get("top", ["10"])[0]
-        try:
-            top = int(raw)
-            if not 1 <= top <= MAX_TOP:
-                raise ValueError
-        except ValueError:
-            raise _Reply(400, {"error": f"top must be an integer from 1 to {MAX_TOP}"}) from None
+    @api.get("/v1/clusters", name="clusters", response_model=ClusterList, responses={400: ERR, 503: ERR})
+    def get_clusters(top: int = Query(10, ge=1, le=MAX_TOP, description="how many of the largest clusters")) -> ClusterList:
+        store = ctx.indexer().store
         try:
             rows = store.top_clusters(top)
             canon = store.get_many([cid for cid, _ in rows])
         except StoreError as exc:
-            raise _Reply(503, {"error": f"store unavailable: {exc}"}) from None
-        clusters = [{"cluster_id": cid, "size": size, "title": canon[cid].title if cid in canon else None} for cid, size in rows]
-        return 200, {"clusters": clusters}, {}, "application/json; charset=utf-8"
+            raise ApiError(503, f"store unavailable: {exc}", ctx.retry_after()) from None
+        return ClusterList(clusters=[ClusterRow(cluster_id=cid, size=size, title=canon[cid].title if cid in canon else None)
+                                     for cid, size in rows])
 
-    def _cluster(self, cluster_id: str):
-        store = self._store()
+    @api.post("/v1/clusters/merge", name="merge", response_model=CorrectionReply,
+              responses={400: ERR, 404: ERR, 409: ERR, 413: ERR, 503: ERR})
+    def merge(body: MergeRequest, request: Request) -> CorrectionReply:
+        return apply_merge(ctx, body.into, body.from_, who(request))
+
+    @api.get("/v1/clusters/{cluster_id}", name="cluster", response_model=ClusterOut, responses={404: ERR, 503: ERR})
+    def get_cluster(cluster_id: str) -> JSONResponse:
+        store = ctx.indexer().store
         try:
             members = store.cluster_members(cluster_id)
         except StoreError as exc:
-            raise _Reply(503, {"error": f"store unavailable: {exc}"}) from None
+            raise ApiError(503, f"store unavailable: {exc}", ctx.retry_after()) from None
         if not members:
-            raise _Reply(404, {"error": "no such cluster", "cluster_id": cluster_id})
+            raise ApiError(404, "no such cluster", cluster_id=cluster_id)
         members.sort(key=lambda a: (not a.is_canonical, a.indexed_at.timestamp() if a.indexed_at else 0.0, a.id))
-        return 200, {"cluster_id": cluster_id, "size": len(members),
-                     "members": [m.export_record() for m in members]}, {}, "application/json; charset=utf-8"
+        return JSONResponse({"cluster_id": cluster_id, "size": len(members),
+                             "members": [{**m.export_record(), "status": "indexed"} for m in members]})
+
+    @api.post("/v1/clusters/{cluster_id}/split", name="split", response_model=CorrectionReply,
+              responses={400: ERR, 404: ERR, 409: ERR, 413: ERR, 503: ERR})
+    def split(cluster_id: str, body: SplitRequest, request: Request) -> CorrectionReply:
+        return apply_split(ctx, cluster_id, body.article_id, body.into, who(request))
+
+    @api.get("/v1/labels", name="labels", response_model=LabelList, responses={503: ERR})
+    def labels() -> LabelList:
+        store = ctx.indexer().store
+        try:
+            changes = store.cluster_changes()
+        except StoreError as exc:
+            raise ApiError(503, f"store unavailable: {exc}", ctx.retry_after()) from None
+        return LabelList(labels=[Label(**lab) for lab in labels_from_changes(changes)])
+
+    app.include_router(open_routes)
+    app.include_router(api)
+    app.state.authorised = authorised
+    app.state.who = who
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            from fastapi.openapi.utils import get_openapi
+
+            schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            schema.setdefault("components", {}).setdefault("schemas", {})["ArticleIn"] = ARTICLE_IN_SCHEMA
+            for path in schema.get("paths", {}).values():
+                for op in path.values():  # invalid parameters answer 400 (see _invalid), not FastAPI's 422
+                    responses = op.get("responses", {})
+                    if "HTTPValidationError" in json.dumps(responses.get("422", {})):
+                        del responses["422"]
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+    return app
+
+
+def error_response(exc: ApiError) -> JSONResponse:
+    headers = {"Cache-Control": "no-store", **exc.headers}
+    if exc.close:
+        headers["Connection"] = "close"
+    return JSONResponse(exc.body, status_code=exc.code, headers=headers)
+
+
+async def _post_articles(request: Request, ctx: ServiceContext) -> Response:
+    dm = ctx.daemon
+    assert dm is not None
+    if not dm.accepting:
+        raise ApiError(503, "shutting down", ctx.retry_after(), close=True)
+    body = await read_announced_body(request, ctx)
+    if dm.worker.standby:
+        raise ApiError(503, "standby: another daemon holds the writer lease", ctx.retry_after())
+    payload = await run_in_threadpool(_enqueue, bytes(body), ctx)
+    del body
+    return JSONResponse(payload, status_code=202 if payload["accepted"] else 422)
+
+
+def _enqueue(body: bytes, ctx: ServiceContext) -> dict:
+    dm = ctx.daemon
+    assert dm is not None
+    try:
+        text = body.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ApiError(400, f"body is not UTF-8: {exc}") from None
+    items, parse_errors = parse_body(text)
+    if len(items) > ctx.d.max_items_per_request:
+        raise ApiError(413, f"{len(items)} articles exceed {ctx.d.max_items_per_request} per request")
+    results: list[dict] = []
+    valid: list[tuple[str, dict]] = []
+    tz = ctx.settings.default_tz
+    for i, record in enumerate(items):
+        if i in parse_errors:
+            results.append({"index": i, "decision": "rejected", "error": parse_errors[i]})
+            continue
+        try:
+            article = article_from_record(record, f"item {i}", tz)
+        except InvalidArticle as exc:
+            results.append({"index": i, "decision": "rejected", "error": exc.reason})
+            continue
+        valid.append((article.id, record))
+        results.append({"index": i, "id": article.id, "status": "accepted", "decision": "accepted"})
+    rejected = len(items) - len(valid)
+    try:
+        dm.queue.put_many(valid, origin="http")
+    except QueueFull as exc:
+        raise ApiError(429, f"queue full: {exc}", ctx.retry_after()) from None
+    ctx.metrics.accepted.labels("http").inc(len(valid))
+    if rejected:
+        ctx.metrics.request_rejected.inc(rejected)
+    return {"accepted": [aid for aid, _ in valid], "rejected": rejected, "results": results, "queue_depth": dm.queue.depth()}
+
+
+# ---- corrections ------------------------------------------------------------------------------------------
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def apply_split(ctx: ServiceContext, cluster_id: str, article_id: str, into: str | None, by: str) -> CorrectionReply:
+    """Move ``article_id`` out of ``cluster_id``: alone, or into cluster ``into``."""
+    store = ctx.indexer().store
+    try:
+        found = store.get_many([x for x in (article_id, into) if x])
+        art = found.get(article_id)
+        if art is None:
+            raise ApiError(404, "no such article", id=article_id)
+        if art.cluster_id != cluster_id:
+            raise ApiError(409, f"article {article_id} is in cluster {art.cluster_id}, not {cluster_id}", cluster_id=art.cluster_id)
+        if into is not None:
+            target = found.get(into)
+            if target is None or target.cluster_id != into:
+                raise ApiError(404, "no such cluster", cluster_id=into)
+            if into == cluster_id:
+                raise ApiError(409, f"article {article_id} is already in cluster {into}")
+        others = sorted((m for m in store.cluster_members(cluster_id) if m.id != article_id),
+                        key=lambda m: (m.publish_time is None, m.publish_time.timestamp() if m.publish_time else 0.0, m.id))
+        if not others:
+            raise ApiError(409, f"article {article_id} is alone in its cluster already")
+        # the article it is not the same story as: what it joined, else (the canonical leaves) the oldest other
+        partner = art.dup_of if art.dup_of and any(m.id == art.dup_of for m in others) else (
+            cluster_id if article_id != cluster_id else others[0].id)
+        change = ClusterChange("split", into or article_id, cluster_id, article_id, split_reason(partner), by, _now())
+        store.split_article(change)
+        logged = _last_change(store, change)
+        size = len(store.cluster_members(into or article_id))
+    except StoreError as exc:
+        raise ApiError(503, f"store unavailable: {exc}", ctx.retry_after()) from None
+    except KeyError as exc:
+        raise ApiError(404, f"no such article or cluster: {exc}") from None
+    return CorrectionReply(change=logged.record(), labels=[Label(**x) for x in labels_from_changes([logged])],
+                           cluster_id=into or article_id, size=size)
+
+
+def apply_merge(ctx: ServiceContext, into: str, source: str, by: str) -> CorrectionReply:
+    """Every member of cluster ``source`` joins cluster ``into``."""
+    store = ctx.indexer().store
+    if into == source:
+        raise ApiError(409, "a cluster cannot be merged into itself")
+    try:
+        found = store.get_many([into, source])
+        for cid in (into, source):
+            if cid not in found or found[cid].cluster_id != cid:
+                raise ApiError(404, "no such cluster", cluster_id=cid)
+        change = ClusterChange("merge", into, source, None, MERGE_REASON, by, _now())
+        store.merge_clusters([change])
+        logged = _last_change(store, change)
+        size = len(store.cluster_members(into))
+    except StoreError as exc:
+        raise ApiError(503, f"store unavailable: {exc}", ctx.retry_after()) from None
+    return CorrectionReply(change=logged.record(), labels=[Label(**x) for x in labels_from_changes([logged])],
+                           cluster_id=into, size=size)
+
+
+def _last_change(store, change: ClusterChange) -> ClusterChange:
+    """The change as the store logged it (a split of a canonical names who leads the rest)."""
+    for logged in reversed(store.cluster_changes(change.into)):
+        if logged.kind == change.kind and logged.article_id == change.article_id and logged.by == change.by:
+            return logged
+    return change
+
+
+# ---- accounting ----------------------------------------------------------------------------------------------
+class RequestAccounting:
+    """Counts every request by route name and status, gives back its body budget when it is
+    answered, keeps non-ingest bodies small, and turns an unexpected error into a logged 500
+    (a bug in one request must not take the daemon down)."""
+
+    def __init__(self, app, ctx: ServiceContext):
+        self.app, self.ctx = app, ctx
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        status = {"code": 499, "started": False}
+        scope.setdefault("state", {})
+
+        async def counting_send(message) -> None:
+            if message["type"] == "http.response.start":
+                status["code"], status["started"] = message["status"], True
+            await send(message)
+
+        try:
+            if scope["method"] == "POST" and scope["path"] != "/v1/articles":
+                small_body_check(scope)
+            await self.app(scope, receive, counting_send)
+        except ApiError as exc:
+            if not status["started"]:
+                await error_response(exc)(scope, receive, counting_send)
+        except Exception:  # noqa: BLE001
+            route = scope.get("route")
+            log.exception("%s %s failed", scope["method"], getattr(route, "name", "other"))
+            if not status["started"]:
+                await error_response(ApiError(500, "internal error", close=True))(scope, receive, counting_send)
+        finally:
+            reserved = scope["state"].get("body_reserved", 0)
+            if reserved:
+                self.ctx.body_budget.give_back(reserved)
+            route = scope.get("route")
+            name = getattr(route, "name", None) or "other"
+            self.ctx.metrics.requests.labels(name, str(status["code"])).inc()
+
+
+def small_body_check(scope) -> None:
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    if headers.get("transfer-encoding", "").lower() not in ("", "identity"):
+        raise ApiError(411, "send a Content-Length (chunked bodies are not accepted)", close=True)
+    try:
+        length = int(headers.get("content-length", "0"))
+    except ValueError:
+        raise ApiError(400, "bad Content-Length", close=True) from None
+    if length > MAX_SMALL_BODY:
+        raise ApiError(413, f"body of {length} bytes exceeds {MAX_SMALL_BODY}", close=True)

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Callable
 
 from ..settings import DaemonSettings, Settings
-from .api import ApiServer
+from .api import ServiceContext
+from .http_server import HttpServer
 from .crawl import CrawlScheduler
 from .metrics import DaemonMetrics
 from .queue import DurableQueue
@@ -40,16 +41,15 @@ class Daemon:
             state_dir = dsettings.crawl_state_dir or str(Path(dsettings.queue_dir) / "crawl-state")
             self.crawler = CrawlScheduler(dsettings.crawl_sources, state_dir, self.queue, settings, self.metrics,
                                           dsettings.crawl_interval_seconds, dsettings.crawl_batch_size)
-        self.httpd = ApiServer((dsettings.host, dsettings.port), self)
-        self._http_thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.1},
-                                             name="http", daemon=True)
+        ctx = ServiceContext(settings, dsettings, self.metrics, lambda: self.worker.indexer, daemon=self)
+        self.httpd = HttpServer(ctx)  # binds now: a port in use fails the start, not a thread
         self.stop_requested = threading.Event()
         self._signals = 0
         self.crashed = False
 
     @property
     def address(self) -> tuple[str, int]:
-        return self.httpd.server_address[:2]
+        return self.httpd.address
 
     def lease_held(self) -> bool:
         lease = self.worker.lease
@@ -75,7 +75,7 @@ class Daemon:
         self.worker.start()
         if self.crawler is not None:
             self.crawler.start()
-        self._http_thread.start()
+        self.httpd.start()
         host, port = self.address
         log.info("newsdedup daemon listening on http://%s:%d (store %s, queue %s, auth %s)", host, port,
                  _redact(self.settings.store.path), self.d.queue_dir, "on" if self.d.auth_token else "off")
@@ -111,8 +111,7 @@ class Daemon:
         if self.crawler is not None:
             self.crawler.join(5)
         left = self.queue.depth()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.httpd.stop()
         self.queue.close()
         if left:
             log.warning("stopped with %d articles still queued; they are processed on the next start", left)

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 
 import pytest
 
-from indexer.daemon.api import _Reply, parse_body
-from indexer.daemon.crawl import CrawlScheduler, QueueSink
+from indexer.daemon.api import ApiError, parse_body
+from crawlers.scheduled import CrawlScheduler, QueueSink
 from indexer.daemon.metrics import DaemonMetrics
 from indexer.daemon.queue import DurableQueue, QueueFull
 from indexer.settings import load_settings
-from indexer.daemon.worker import Backoff
+from indexer.retry import Backoff
 from indexer.errors import ConfigError
 from indexer.settings import DaemonSettings, Settings
 
@@ -64,7 +65,7 @@ def test_parse_body_shapes():
     items, errors = parse_body('{"a": 1}\n\n{"b": 2}\n{oops\n')
     assert items[:2] == [{"a": 1}, {"b": 2}] and list(errors) == [2]
     for bad in ("", "  ", "{oops", "42", '"text"', "{x\n{y"):
-        with pytest.raises(_Reply) as exc:
+        with pytest.raises(ApiError) as exc:
             parse_body(bad)
         assert exc.value.code == 400
 
@@ -77,8 +78,11 @@ def test_daemon_settings_validate_like_the_rest():
     for key, bad in (("port", "70000"), ("lease", "zookeeper"), ("nope", 1), ("queue_max", "many")):
         with pytest.raises(ConfigError, match=f"daemon.{key}"):
             load_settings(overrides={f"daemon.{key}": bad}, environ={})
-    b = Backoff(0.5, 2)
-    assert [b.step() for _ in range(4)] == [0.5, 1, 2, 2]
+    b = Backoff(0.5, 2, random.Random(7))  # the store retries: doubling to the cap, jittered below each step
+    steps = [b.step() for _ in range(4)]
+    assert all(plan / 2 <= got <= plan for got, plan in zip(steps, [0.5, 1, 2, 2])) and len(set(steps)) == 4
+    b.reset()
+    assert b.step() <= 0.5
 
 
 def _metrics(q):
@@ -154,54 +158,73 @@ def test_serve_reads_daemon_settings_from_toml_env_and_flags(tmp_path, monkeypat
     assert (d.port, d.queue_max, d.batch_size, d.host, d.auth_token) == (9100, 8, 9, "0.0.0.0", "tok")
 
 
-def test_prefetching_featurizer_hands_out_what_it_computed_ahead_in_parts(default_embedder, monkeypatch):
-    """Features submitted ahead (text parts on the pool, embeddings part by part on the stage
-    thread) are what the indexer gets back, without featurising again; invalid records are
-    skipped; forgetting drops them."""
-    from indexer import article as article_mod
-    from indexer.daemon import worker
-    from indexer.features import Featurizer
+def test_the_worker_prepares_the_next_batch_on_the_indexers_stages_before_deciding_this_one(make_indexer, tmp_path, monkeypatch):
+    """The daemon stages batches as ``index_stream`` does: batch n+1 is prepared (parsed once,
+    features started on the indexer's text and embedding stages) before batch n is decided; each
+    record is parsed once and featurised once, an invalid one is rejected and acknowledged."""
+    import threading as th
 
-    monkeypatch.setattr(worker, "PREFETCH_PART", 2)
-    settings = Settings()
-    inner = Featurizer(settings, default_embedder)
-    calls = {"text": 0, "embed": 0}
-    real_text, real_embed = inner.text, inner.embed
+    from indexer import pipeline
+    from indexer.daemon.lease import NoopLease
+    from indexer.daemon.worker import Worker
 
-    def text(a):
-        calls["text"] += 1
-        return real_text(a)
+    ix = make_indexer()
+    events: list[tuple[str, list]] = []
+    decisions: dict[str, str] = {}
+    real_prepare, real_decide = ix.prepare, ix.index_prepared
 
-    def embed(tfs):
-        calls["embed"] += 1
-        return real_embed(tfs)
+    def prepare(records, where=None):
+        events.append(("prepare", list(where)))
+        return real_prepare(records, where)
 
-    monkeypatch.setattr(inner, "text", text)
-    monkeypatch.setattr(inner, "embed", embed)
-    records = [{"id": f"p{i}", "title": f"第{i}条消息", "content": f"这是第{i}篇关于降雨的报道，气象台发布了预警。"} for i in range(5)]
+    def index_prepared(batch):
+        events.append(("decide", [loc for _, _, loc in batch.valid]))
+        outcomes = real_decide(batch)
+        decisions.update((o.article_id, o.decision.value) for o in outcomes)
+        return outcomes
+
+    parsed: list = []
+    real_parse = pipeline.article_from_record
+    monkeypatch.setattr(pipeline, "article_from_record", lambda r, *a: (parsed.append(r.get("id")), real_parse(r, *a))[1])
+    featurised: dict[str, set] = {}
+    real_text = ix.featurizer.text
+
+    def text(article):
+        featurised.setdefault(article.id, set()).add(th.current_thread().name.rsplit("_", 1)[0])
+        return real_text(article)
+
+    monkeypatch.setattr(ix, "prepare", prepare)
+    monkeypatch.setattr(ix, "index_prepared", index_prepared)
+    monkeypatch.setattr(ix.featurizer, "text", text)
+    records = [{"id": f"w{i}", "title": f"第{i}条消息", "content": f"这是第{i}篇关于降雨的报道，气象台发布了预警。"} for i in range(5)]
     records.insert(2, {"id": "bad", "title": 7})
-    pf = worker.PrefetchingFeaturizer(inner, workers=2)
-    try:
-        keys = pf.submit(records).result()
-        assert len(keys) == 5 and calls == {"text": 5, "embed": 3}  # parts of 2, 2 and 1
-        articles = [article_mod.article_from_record(r) for r in records if r["id"] != "bad"]
-        tfs = [pf.text(a) for a in articles]
-        vectors = pf.embed(tfs)
-        assert calls == {"text": 5, "embed": 3}  # all handed out from what was computed ahead
-        assert [tf.clean_title for tf in tfs] == [f"第{i}条消息" for i in range(5)]
-        expected = real_embed([real_text(a) for a in articles])
-        assert all(abs(float(v @ e) - 1.0) < 1e-5 for v, e in zip(vectors, expected))
-        pf.forget(keys)
-        pf.text(articles[0])
-        assert calls["text"] == 6  # forgotten: computed again
-    finally:
-        pf.close()
+    q = DurableQueue(tmp_path / "q", max_items=100)
+    q.put_many([(r["id"], r) for r in records], "http")
+    d = DaemonSettings(batch_size=2, batch_wait_seconds=0.0)
+    worker = Worker(Settings(), d, q, _metrics(q), indexer_factory=lambda s: ix, lease_factory=NoopLease)
+    worker.start()
+    deadline = time.monotonic() + 60
+    while q.depth() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    worker.stop(0)
+    worker.join(30)
+    assert q.depth() == 0 and q.dead_count() == 0
+    prepared = [places for kind, places in events if kind == "prepare"]
+    decided = [kind == "decide" for kind, _ in events]
+    assert len(prepared) == 3 and decided.count(True) == 3
+    for n in range(2):  # batch n+1 prepared before batch n is decided
+        assert events.index(("prepare", prepared[n + 1])) < [i for i, x in enumerate(decided) if x][n]
+    assert sorted(parsed) == sorted(r["id"] for r in records)  # each record parsed once
+    featurised.pop("warm-up")  # the model loaded before the first batch
+    assert featurised == {f"w{i}": {"text-features"} for i in range(5)}  # once each, on the indexer's stage
+    assert decisions == {"bad": "rejected", **{f"w{i}": "new" for i in range(5)}}
+    q.close()
 
 
 def test_parse_body_refuses_what_the_json_parser_cannot_handle_with_400_or_per_line():
     deep = "[" * 100_000 + "]" * 100_000
     for bad in ('{"a": ' + deep + "}", '{"n": ' + "9" * 5000 + "}"):  # too deep; an integer past Python's digit limit
-        with pytest.raises(_Reply) as exc:
+        with pytest.raises(ApiError) as exc:
             parse_body(bad)
         assert exc.value.code == 400
     items, errors = parse_body('{"a": 1}\n' + deep + "\n" + '{"n": ' + "9" * 5000 + "}\n")
