@@ -539,6 +539,8 @@ def _now() -> datetime:
 def apply_split(ctx: ServiceContext, cluster_id: str, article_id: str, into: str | None, by: str) -> CorrectionReply:
     """Move ``article_id`` out of ``cluster_id``: alone, or into cluster ``into``."""
     store = ctx.indexer().store
+    if into == article_id:
+        into = None  # "into itself": a cluster of its own
     try:
         found = store.get_many([x for x in (article_id, into) if x])
         art = found.get(article_id)
