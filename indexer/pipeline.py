@@ -23,7 +23,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from .article import Article, article_from_record
-from .clusters import Candidate, assign
+from .clusters import COPY_REASONS, Candidate, assign
 from .compare.evidence import PairEvidence, compare_sides
 from .compare.rules import Verdict, judge
 from .compare.sides import Side, shingle_source
@@ -49,6 +49,10 @@ SIDE_CACHE_SIZE = 4096
 # same window neighbours are asked about by article after article (92% of pre-checks on 1,000
 # ccf2019_inews articles were for an article already pre-checked).
 PRECHECK_CACHE_BYTES = 64 * 2**20
+# A cluster whose canonical article (or an exact-key member) is already a copy of the new article
+# is not compared member by member (see Indexer._judge_candidates). Off only to check that it
+# changes no cluster (tests) and to measure what it saves (bench/burst_speed.py --full-compare).
+SETTLE_ON_COPY = True
 
 
 class Decision(str, Enum):
@@ -81,6 +85,31 @@ class BatchSummary:
             self.counts[f"duplicate/{outcome.reason}"] += 1
         if outcome.merged:
             self.counts["merged"] += len(outcome.merged)
+
+
+@dataclass
+class PreparedBatch:
+    """One batch read and parsed, its features under way on the indexer's stages (``Indexer.prepare``).
+
+    ``outcomes`` holds one slot per record, REJECTED filled in; ``valid`` the parsed articles, each
+    with its slot and where it came from; ``parts`` the futures of their features."""
+
+    outcomes: list[IndexOutcome | None]
+    valid: list[tuple[int, Article, str | None]]
+    parts: list[Future]
+    _features: dict[str, tuple[TextFeatures, np.ndarray | None]] | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.outcomes)
+
+    def features(self) -> dict[str, tuple[TextFeatures, np.ndarray | None]]:
+        """Wait for the features (by article id); raises what a stage raised."""
+        if self._features is None:
+            features: dict[str, tuple[TextFeatures, np.ndarray | None]] = {}
+            for part in self.parts:
+                features.update(part.result())
+            self._features = features
+        return self._features
 
 
 class Indexer:
@@ -126,6 +155,32 @@ class Indexer:
             raise ValueError(f"{len(records)} records but {len(where)} places")
         return list(self.index_stream(zip(records, where)))
 
+    def prepare(self, records: Sequence[Mapping | Article], where: Sequence[str | None] | None = None) -> PreparedBatch:
+        """Read one batch (each record parsed once, invalid ones REJECTED in place) and start its
+        features on the indexer's stages; ``index_prepared`` decides and writes it. A caller that
+        takes batches itself (the daemon's worker) prepares batch n+1 before deciding batch n,
+        the way ``index_stream`` does."""
+        places = list(where) if where is not None else [None] * len(records)
+        if len(places) != len(records):
+            raise ValueError(f"{len(records)} records but {len(places)} places")
+        outcomes: list[IndexOutcome | None] = []
+        valid: list[tuple[int, Article, str | None]] = []
+        for record, loc in zip(records, places):
+            self._read_one(record, loc, outcomes, valid)
+        return self._start(outcomes, valid)
+
+    def index_prepared(self, batch: PreparedBatch) -> list[IndexOutcome]:
+        """Decide and write a prepared batch: one outcome per record, in order. Raises what its
+        feature stages or the store raised; the same batch may then be indexed again (its
+        features stay valid, and what the store already holds comes back ALREADY_INDEXED)."""
+        outcomes = list(batch.outcomes)
+        if batch.valid:
+            decided = self._index_batch([a for _, a, _ in batch.valid], batch.features())
+            for (i, _, loc), outcome in zip(batch.valid, decided):
+                outcome.where = loc
+                outcomes[i] = outcome
+        return outcomes  # type: ignore[return-value]
+
     def index_stream(self, items: Iterable[tuple[Mapping | Article, str | None]]) -> Iterator[IndexOutcome]:
         """Validate, decide and write a stream of (record, where it came from) pairs, yielding one
         outcome per record in input order, a batch at a time once its articles are written.
@@ -140,7 +195,7 @@ class Indexer:
         already read are still decided, written and yielded before the error is raised.
         """
         batches = self._read_batches(items)
-        ahead: deque[tuple[list[IndexOutcome | None], list[tuple[int, Article, str | None]], list[Future]]] = deque()
+        ahead: deque[PreparedBatch] = deque()
         failure: Exception | None = None
 
         def read_one() -> None:
@@ -150,26 +205,31 @@ class Indexer:
             try:
                 got = next(batches, None)
                 if got is not None:
-                    outcomes, valid = got
-                    ahead.append((outcomes, valid, self._features_ahead([a for _, a, _ in valid])))
+                    ahead.append(self._start(*got))
             except Exception as exc:  # noqa: BLE001 - raised below, once what was read is written
                 failure = exc
 
         read_one()
         read_one()
         while ahead:
-            outcomes, valid, parts = ahead.popleft()
-            features: dict[str, tuple[TextFeatures, np.ndarray | None]] = {}
-            for part in parts:
-                features.update(part.result())
+            batch = ahead.popleft()
+            batch.features()  # its features first: the stages then take the batch read next
             read_one()
-            if valid:
-                for (i, _, loc), outcome in zip(valid, self._index_batch([a for _, a, _ in valid], features)):
-                    outcome.where = loc
-                    outcomes[i] = outcome
-            yield from outcomes  # type: ignore[misc]
+            yield from self.index_prepared(batch)
         if failure is not None:
             raise failure
+
+    def _read_one(self, record: Mapping | Article, loc: str | None,
+                  outcomes: list[IndexOutcome | None], valid: list[tuple[int, Article, str | None]]) -> None:
+        """Parse ``record`` into ``valid`` (with its index in ``outcomes``), or REJECT it there."""
+        try:
+            article = record if isinstance(record, Article) else article_from_record(record, loc, self.settings.default_tz)
+        except InvalidArticle as exc:
+            rid = record.get("id") if isinstance(record, Mapping) else None
+            outcomes.append(IndexOutcome(str(rid) if rid is not None else None, Decision.REJECTED, error=exc.reason, where=loc))
+            return
+        valid.append((len(outcomes), article, loc))
+        outcomes.append(None)
 
     def _read_batches(
         self, items: Iterable[tuple[Mapping | Article, str | None]]
@@ -182,14 +242,7 @@ class Indexer:
         valid: list[tuple[int, Article, str | None]] = []
         try:
             for record, loc in items:
-                try:
-                    article = record if isinstance(record, Article) else article_from_record(record, loc, self.settings.default_tz)
-                except InvalidArticle as exc:
-                    rid = record.get("id") if isinstance(record, Mapping) else None
-                    outcomes.append(IndexOutcome(str(rid) if rid is not None else None, Decision.REJECTED, error=exc.reason, where=loc))
-                    continue
-                valid.append((len(outcomes), article, loc))
-                outcomes.append(None)
+                self._read_one(record, loc, outcomes, valid)
                 if len(valid) == size:
                     yield outcomes, valid
                     outcomes, valid = [], []
@@ -200,11 +253,16 @@ class Indexer:
         if outcomes:
             yield outcomes, valid
 
+    def _start(self, outcomes: list[IndexOutcome | None], valid: list[tuple[int, Article, str | None]]) -> PreparedBatch:
+        return PreparedBatch(outcomes, valid, self._features_ahead([a for _, a, _ in valid]))
+
     def _features_ahead(self, articles: list[Article]) -> list[Future]:
         """Features of the articles not stored yet, by article id, in parts: each a future of the
         embedding stage. Text features come from one thread and embeddings from another, each
         taking the parts in order: the model's piece cache then sees the same calls in the same
         order on every run, and equal input gives equal vectors."""
+        if not articles:
+            return []
         known = self.store.get_many([a.id for a in articles])
         first_copies: dict[str, Article] = {}  # the first copy of an id is the one decided
         for a in articles:
@@ -370,13 +428,7 @@ class Indexer:
             pool = {c.id: c for c in store_candidates[pos]}
             for c in self._in_batch_candidates(in_batch, side, window):
                 pool.setdefault(c.id, c)
-            cands = []
-            for c in pool.values():
-                known = pending_sides.get(c.id) or self._side_cache.get(c.id)
-                if self._cannot_match(side, c, known.shingles if known is not None else None):
-                    continue
-                ev = compare_sides(side, known or self._side_for(c), self.settings)
-                cands.append(Candidate(c, ev, judge(ev, d, self.settings.simhash)))
+            cands = self._judge_candidates(side, pool.values(), view, pending_sides)
             got = assign(side, cands, view, self.settings)
             match = got.match
             stored = StoredArticle(
@@ -419,6 +471,36 @@ class Indexer:
             if outcome.cluster_id is not None:
                 outcome.cluster_id = view.resolve(outcome.cluster_id)  # where the batch's later merges took it
         return outcomes  # type: ignore[return-value]
+
+    def _judge_candidates(self, side: Side, pool, view: "_BatchClusters", pending_sides: dict[str, Side]) -> list[Candidate]:
+        """The evidence and verdict of each candidate worth comparing, a cluster at a time.
+
+        In a burst a story's cluster holds tens of copies, and every one of them is a candidate of
+        the next copy. A cluster is judged once: its exact-key members and its canonical article
+        first, and when one of them is already a copy (exact or near) the cluster's other members
+        are not compared (``SETTLE_ON_COPY``): the article is a copy of the cluster's canonical
+        (or of an exact copy in it), so the cluster admits it whatever the others say. They could
+        only name another member as ``dup_of``, or rank this cluster above another that admits
+        the article too (a higher near score)."""
+        d = self.settings.decision
+        clusters: dict[str, list[StoredArticle]] = {}
+        for c in pool:
+            clusters.setdefault(view.cluster_of(c), []).append(c)
+        cands = []
+        for cid, members in clusters.items():
+            # exact-key members, then the canonical, then the rest (sort is stable)
+            members.sort(key=lambda c: (c.content_key != side.text.content_key, c.id != cid))
+            for c in members:
+                known = pending_sides.get(c.id) or self._side_cache.get(c.id)
+                if self._cannot_match(side, c, known.shingles if known is not None else None):
+                    continue
+                ev = compare_sides(side, known or self._side_for(c), self.settings)
+                verdict = judge(ev, d, self.settings.simhash)
+                cands.append(Candidate(c, ev, verdict))
+                settled = verdict is not None and verdict.reason in COPY_REASONS
+                if SETTLE_ON_COPY and settled and (c.id == cid or c.content_key == side.text.content_key):
+                    break
+        return cands
 
     def _cannot_match(self, side: Side, stored: StoredArticle, stored_shingles: np.ndarray | None = None) -> bool:
         """Whether no rule of ``judge`` can accept this stored candidate, told from what its row

@@ -101,3 +101,31 @@ def test_two_semantic_matches_do_not_merge_clusters_whose_canonicals_differ(make
     assert out[2].reason == "semantic" and out[2].merged == []
     assert len({a.cluster_id for a in ix.store.iter_articles()}) == 2
     assert ix.store.cluster_changes() == []
+
+
+def test_judging_a_cluster_once_changes_no_cluster(make_indexer, monkeypatch):
+    """Settling a cluster on its canonical (or an exact copy) skips comparisons, never a merge or
+    a join: the same arrival orders give the same clusters with every member compared."""
+    import json
+    from pathlib import Path
+
+    import indexer.pipeline as pipeline
+
+    originals = [json.loads(line) for line in (Path(__file__).parent / "fixtures" / "originals.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    reposts = []
+    for o in originals:
+        paras = o["content"].split("\n")
+        reposts += [{**o, "id": o["id"] + "-t", "title": "【转载】" + o["title"], "url": ""},
+                    {**o, "id": o["id"] + "-h", "content": "\n".join(paras[:-1]) + "\n责任编辑：刘洋", "url": ""},
+                    {**o, "id": o["id"] + "-x", "content": "<p>来源：新华网</p>" + "".join(f"<p>{p}</p>" for p in paras), "url": ""}]
+    records = originals + reposts + STORIES
+    rng = random.Random(5)
+    for trial in range(4):
+        order = records[:]
+        rng.shuffle(order)
+        got = {}
+        for settle in (True, False):
+            monkeypatch.setattr(pipeline, "SETTLE_ON_COPY", settle)
+            ix = make_indexer(embedder=TableEmbedder(EMBEDDER) if trial % 2 else "default", **{"input.batch_size": 7})
+            got[settle] = partition(ix.index_many(order))
+        assert got[True] == got[False]
