@@ -112,7 +112,8 @@ class EsSettings:
 class DaemonSettings:
     host: str = _opt("127.0.0.1", doc="address the HTTP API binds to (loopback by default)")
     port: int = _opt(8080, lo=0, hi=65535, doc="HTTP port (0: any free port, printed in the log)")
-    queue_dir: str = _opt("./newsdedup-queue", doc="directory of the durable ingest queue (SQLite, WAL, synchronous=FULL)")
+    queue_dir: str = _opt("", doc="directory of the durable ingest queue (SQLite, WAL, synchronous=FULL); empty: with the store (<store>/queue, or <queue_base>/<index>@<host> for Elasticsearch)")
+    queue_base: str = _opt("", doc="where Elasticsearch stores' queues live when queue_dir is empty; empty: $XDG_STATE_HOME/newsdedup/queues (~/.local/state/...)")
     queue_max: int = _opt(100_000, lo=1, doc="most queued articles; beyond it POST answers 429 with Retry-After")
     batch_size: int = _opt(64, lo=1, hi=100_000, doc="articles the worker decides and writes per batch")
     batch_wait_seconds: float = _opt(0.5, lo=0.0, hi=3600.0, doc="longest wait for a batch to fill before it is processed")

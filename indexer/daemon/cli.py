@@ -48,11 +48,13 @@ def serve(store: str | None, config: str | None, sets: tuple[str, ...], host: st
 
 def _open_queue(config: str | None, store: str | None, sets: tuple[str, ...]):
     from .queue import QUEUE_FILE, DurableQueue
+    from .queue_home import queue_dir_for
 
-    _, dsettings = load_all(config, store, sets)
-    if not (Path(dsettings.queue_dir) / QUEUE_FILE).is_file():
-        raise click.ClickException(f"no daemon queue in {dsettings.queue_dir} (set daemon.queue_dir as for `serve`)")
-    return DurableQueue(dsettings.queue_dir, dsettings.queue_max)
+    settings, dsettings = load_all(config, store, sets)
+    directory = queue_dir_for(settings)
+    if not (directory / QUEUE_FILE).is_file():
+        raise click.ClickException(f"no daemon queue in {directory} (give --store, or daemon.queue_dir, as for `serve`)")
+    return DurableQueue(directory, dsettings.queue_max)
 
 
 def _iso(ts: float) -> str:
@@ -62,7 +64,7 @@ def _iso(ts: float) -> str:
 @click.group("dead-letters")
 def dead_letters() -> None:
     """Articles the daemon accepted but could not index: they wait in its queue's dead-letter
-    table (daemon.queue_dir) until re-queued."""
+    table (with the store, or daemon.queue_dir) until re-queued."""
 
 
 @dead_letters.command("list")

@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS items (
     enqueued_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS items_article ON items(article_id);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS dead (
     seq INTEGER PRIMARY KEY,
     article_id TEXT NOT NULL,
@@ -76,7 +77,9 @@ class QueueItem:
 class DurableQueue:
     """Thread-safe; one consumer (the worker), any number of producers."""
 
-    def __init__(self, directory: str | os.PathLike, max_items: int):
+    def __init__(self, directory: str | os.PathLike, max_items: int, owner: str | None = None):
+        """``owner``: the store this queue feeds (``queue_home.store_identity``); recorded on
+        first use, and a queue recorded for another store is refused (QueueOfAnotherStore)."""
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / QUEUE_FILE
@@ -86,6 +89,8 @@ class DurableQueue:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA busy_timeout=30000")
         self._db.executescript(_SCHEMA)
+        if owner is not None:
+            self._claim(owner)
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._in_hand: set[int] = set()
@@ -94,6 +99,22 @@ class DurableQueue:
         self._closed = False
         if self._depth:
             log.info("queue %s holds %d unfinished items from an earlier run; they are processed again", self.path, self._depth)
+
+    def _claim(self, owner: str) -> None:
+        from .queue_home import QueueOfAnotherStore
+
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'store'").fetchone()
+        if row is None:
+            self._db.execute("INSERT INTO meta (key, value) VALUES ('store', ?)", (owner,))
+        elif row[0] != owner:
+            self._db.close()
+            raise QueueOfAnotherStore(f"the queue in {self.directory} belongs to store {row[0]}, not {owner}: "
+                                      "its accepted articles must go to that store (set daemon.queue_dir to another directory)")
+
+    def store(self) -> str | None:
+        """The store this queue was recorded for (None: an older queue that recorded none)."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'store'").fetchone()
+        return row[0] if row else None
 
     # ---- producers -----------------------------------------------------------------------------
     def put_many(self, items: Sequence[tuple[str, dict[str, Any]]], origin: str) -> list[int]:

@@ -12,7 +12,6 @@ import logging
 import signal
 import threading
 import time
-from pathlib import Path
 from typing import Callable
 
 from ..settings import DaemonSettings, Settings
@@ -21,6 +20,7 @@ from .http_server import HttpServer
 from .crawl import CrawlScheduler
 from .metrics import DaemonMetrics
 from .queue import DurableQueue
+from .queue_home import queue_dir_for, store_identity
 from .worker import Worker
 
 log = logging.getLogger(__name__)
@@ -30,7 +30,8 @@ class Daemon:
     def __init__(self, settings: Settings, dsettings: DaemonSettings, indexer_factory: Callable | None = None):
         self.settings = settings
         self.d = dsettings
-        self.queue = DurableQueue(dsettings.queue_dir, dsettings.queue_max)
+        self.queue_dir = queue_dir_for(settings)
+        self.queue = DurableQueue(self.queue_dir, dsettings.queue_max, owner=store_identity(settings))
         self.accepting = True
         self.started_at = time.time()
         self.metrics = DaemonMetrics(self.queue.depth, lambda: 0.0 if self.not_ready_reasons() else 1.0,
@@ -38,7 +39,7 @@ class Daemon:
         self.worker = Worker(settings, dsettings, self.queue, self.metrics, indexer_factory=indexer_factory)
         self.crawler: CrawlScheduler | None = None
         if dsettings.crawl_sources:
-            state_dir = dsettings.crawl_state_dir or str(Path(dsettings.queue_dir) / "crawl-state")
+            state_dir = dsettings.crawl_state_dir or str(self.queue_dir / "crawl-state")
             self.crawler = CrawlScheduler(dsettings.crawl_sources, state_dir, self.queue, settings, self.metrics,
                                           dsettings.crawl_interval_seconds, dsettings.crawl_batch_size)
         ctx = ServiceContext(settings, dsettings, self.metrics, lambda: self.worker.indexer, daemon=self)
@@ -78,7 +79,7 @@ class Daemon:
         self.httpd.start()
         host, port = self.address
         log.info("newsdedup daemon listening on http://%s:%d (store %s, queue %s, auth %s)", host, port,
-                 _redact(self.settings.store.path), self.d.queue_dir, "on" if self.d.auth_token else "off")
+                 _redact(self.settings.store.path), self.queue_dir, "on" if self.d.auth_token else "off")
 
     def request_stop(self, signum: int | None = None, frame=None) -> None:
         self._signals += 1

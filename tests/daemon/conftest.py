@@ -35,15 +35,21 @@ class Response:
 
 class DaemonProc:
     def __init__(self, tmp: Path, name: str = "d", store: Path | None = None, queue: Path | None = None,
-                 sets: dict | None = None, env: dict | None = None, flaky: bool = False):
+                 sets: dict | None = None, env: dict | None = None, flaky: bool = False, cwd: Path | None = None,
+                 queue_with_store: bool = False):
+        """``queue_with_store``: leave daemon.queue_dir unset (the queue lives in the store);
+        ``cwd``: the working directory to start in (default ``tmp``)."""
         self.tmp = tmp
+        self.cwd = cwd or tmp
         self.store = store or tmp / "store"
-        self.queue = queue or tmp / f"queue-{name}"
+        self.queue = self.store / "queue" if queue_with_store else (queue or tmp / f"queue-{name}")
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.sets = {"embedding.model": "none", "daemon.queue_dir": str(self.queue), "daemon.batch_wait_seconds": "0.05",
+        self.sets = {"embedding.model": "none", "daemon.batch_wait_seconds": "0.05",
                      "daemon.store_retry_initial_seconds": "0.05", "daemon.store_retry_max_seconds": "0.2",
                      "daemon.shutdown_grace_seconds": "20", **(sets or {})}
+        if not queue_with_store:
+            self.sets.setdefault("daemon.queue_dir", str(self.queue))
         self.env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
         self.env.pop("NEWSDEDUP_CONFIG", None)
         self.flaky = flaky
@@ -56,7 +62,7 @@ class DaemonProc:
         for k, v in self.sets.items():
             cmd += ["--set", f"{k}={v}"]
         self._logfh = open(self.log, "ab")
-        self.proc = subprocess.Popen(cmd, cwd=str(self.tmp), env=self.env, stdout=self._logfh, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(cmd, cwd=str(self.cwd), env=self.env, stdout=self._logfh, stderr=subprocess.STDOUT)
         self.wait_up()
         if wait_ready:
             self.wait_for(lambda: self.get("/readyz").status == 200, 30, "ready")
