@@ -7,7 +7,8 @@ Outputs (``--store`` and ``--push`` exclusive; ``--output`` alone or as an extra
 * ``--push URL``          POST NDJSON batches to the ingest daemon (``http://host:port/v1/articles``)
 * ``--output FILE``       append to a ``.jsonl`` or ``.csv`` file (url,title,content,source,publish_time)
 
-The command registers in the main CLI with ``main.add_command(crawl)``.
+The command joins the main CLI by the entry point ``crawl`` of the group ``newsdedup.commands``
+(pyproject.toml, ``indexer.plugins``).
 """
 
 from __future__ import annotations

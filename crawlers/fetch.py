@@ -1,6 +1,6 @@
 """HTTP fetching that a site operator would not mind: one requests Session, per-host pacing,
-robots.txt, retries with exponential backoff honouring ``Retry-After`` (within a back-off budget
-per host and per run), a response size cap, a wall-time cap per response, redirects followed by
+robots.txt, retries with jittered exponential backoff (``indexer.retry``) honouring ``Retry-After``
+(within a back-off budget per host and per run), a response size cap, a wall-time cap per response, redirects followed by
 hand (each hop re-checked for scheme, userinfo, host and robots, robots.txt's own redirects
 included), and conditional GETs (ETag / Last-Modified) so unchanged pages cost a 304.
 
@@ -10,6 +10,7 @@ All requests/urllib3 exceptions are translated here into ``crawlers.errors`` typ
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 from dataclasses import dataclass, field
@@ -20,6 +21,8 @@ from urllib.parse import urljoin
 
 import requests
 from urllib3.exceptions import ReadTimeoutError
+
+from indexer.retry import backoff_delay as jittered_delay
 
 from .deadline import mount_deadlines, response_deadline
 from .encoding import Decoded, decode_body
@@ -55,7 +58,7 @@ class FetchPolicy:
     timeout: float = 15.0  # seconds for connect and for each read
     max_total_time: float = 120.0  # wall seconds for one response, however it is framed (slow-drip guard)
     max_retries: int = 3
-    backoff_base: float = 2.0  # seconds; doubles per attempt
+    backoff_base: float = 2.0  # seconds; doubles per attempt, jittered down to half
     backoff_max: float = 60.0
     max_retry_after: float = 600.0  # a longer Retry-After means "not today": give up on the URL
     delay: float = 1.0  # minimum seconds between two requests to the same host
@@ -107,12 +110,14 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     return max(0.0, (when - now).total_seconds())
 
 
-def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | None = None) -> float:
+def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | None = None,
+                  rng: random.Random | None = None) -> float:
     """Seconds before retry number ``attempt + 1``: the server's Retry-After when it gave one
-    (it knows its load better than we do), else ``base * 2**attempt`` capped at ``cap``."""
+    (it knows its load better than we do), else ``base * 2**attempt`` capped at ``cap`` and
+    jittered between half and all of it (``indexer.retry``)."""
     if retry_after is not None:
         return retry_after
-    return min(cap, base * (2**attempt))
+    return jittered_delay(attempt, base, cap, rng)
 
 
 def pacing_key(target: Target) -> str:
@@ -180,8 +185,10 @@ class Fetcher:
         clock: Callable[[], float] = time.monotonic,
         limiter: HostRateLimiter | None = None,
         backoff: BackoffBudget | None = None,
+        rng: random.Random | None = None,
     ):
         self.policy = policy
+        self._rng = rng  # the jitter of retry waits (seeded in tests)
         self.session = session or requests.Session()
         mount_deadlines(self.session)
         self._sleep = sleep
@@ -293,7 +300,7 @@ class Fetcher:
                     raise error
             if attempt == policy.max_retries:
                 raise error
-            delay = backoff_delay(attempt, policy.backoff_base, policy.backoff_max, retry_after)
+            delay = backoff_delay(attempt, policy.backoff_base, policy.backoff_max, retry_after, self._rng)
             if not self.backoff.take(host, delay):
                 log.warning("%s: not retrying after %s, the back-off budget of %s is spent", url, error.cause, host)
                 count("retry/budget_spent")

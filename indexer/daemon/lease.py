@@ -15,6 +15,9 @@ holds the lease for its store:
 Every lease has ``valid()``: held and, for the timed lease, with its expiry (measured on this
 process's monotonic clock from the moment the request was sent) still ``safety`` seconds away.
 The worker checks it before every batch.
+
+``make_lease`` picks and builds the lease from the settings (``store.path``, ``[es]``), not from
+the open store object: the lease needs where the store lives, not how the store is implemented.
 """
 
 from __future__ import annotations
@@ -215,8 +218,11 @@ class ElasticsearchLease:
 
     def __init__(self, backend: LeaseBackend, name: str, ttl: float, owner: str | None = None,
                  safety: float | None = None, clock: Callable[[], float] = time.time,
-                 monotonic: Callable[[], float] = time.monotonic):
+                 monotonic: Callable[[], float] = time.monotonic, on_acquire: Callable[[], None] | None = None):
         self.backend = backend
+        # Run once the lease is taken (not on renewals): make_lease refreshes the guarded index
+        # there, so a writer taking over sees what the previous one wrote within its last second.
+        self._on_acquire = on_acquire
         self.name = name
         self.ttl = ttl
         self.owner = owner or default_owner()
@@ -256,7 +262,12 @@ class ElasticsearchLease:
             self._valid_until = sent + self.ttl - self.safety
             self._last_holder = self.owner
             log.info("writer lease %r acquired by %s", self.name, self.owner)
-            return True
+        if self._on_acquire is not None:
+            try:
+                self._on_acquire()
+            except Exception as exc:  # noqa: BLE001 - the index refreshes on its own within its interval
+                log.warning("after taking the writer lease %r: %s", self.name, exc)
+        return True
 
     def renew(self) -> bool:
         with self._lock:
@@ -303,18 +314,28 @@ def lease_index_name(alias: str) -> str:
     return f"{alias}_daemon_lease"
 
 
-def make_lease(kind: str, store: Any, settings: Any, name: str, ttl: float, owner: str | None = None) -> Lease:
-    """The lease for ``store`` (``kind``: auto, none, file, elasticsearch)."""
-    is_es = hasattr(store, "client") and hasattr(store, "alias")
+def make_lease(kind: str, settings: Any, name: str, ttl: float, owner: str | None = None) -> Lease:
+    """The lease for the store at ``settings.store.path`` (``kind``: auto, none, file, elasticsearch):
+    a document in Elasticsearch beside an Elasticsearch store, a file lock beside an embedded one."""
+    from ..store import is_remote
+
+    remote = is_remote(settings.store.path)
     if kind == "auto":
-        kind = "elasticsearch" if is_es else "file"
+        kind = "elasticsearch" if remote else "file"
     if kind == "none":
         return NoopLease(owner)
     if kind == "elasticsearch":
-        if not is_es:
+        if not remote:
             from ..errors import ConfigError
 
             raise ConfigError("daemon.lease", "elasticsearch lease needs an Elasticsearch store (store.path = http(s)://...)")
-        return ElasticsearchLease(EsLeaseBackend(store.client, lease_index_name(store.alias)), name, ttl, owner)
-    directory = getattr(store, "directory", None) or Path(settings.store.path)
-    return FileLease(Path(directory) / f"daemon-{name}.lock", owner)
+        from ..store.es_config import client_from_settings
+
+        client, cfg, _ = client_from_settings(settings)  # its own client: held for the daemon's life
+        alias = cfg.index
+
+        def refresh_guarded() -> None:
+            client.indices.refresh(index=alias)
+
+        return ElasticsearchLease(EsLeaseBackend(client, lease_index_name(alias)), name, ttl, owner, on_acquire=refresh_guarded)
+    return FileLease(Path(settings.store.path) / f"daemon-{name}.lock", owner)

@@ -1,11 +1,11 @@
-"""The worker: takes batches from the durable queue, featurises ahead, decides and writes through
-one writer, acknowledges only what the store holds.
+"""The worker: takes batches from the durable queue, decides and writes them through one writer,
+acknowledges only what the store holds.
 
-While batch *n* is decided and written (store round trips), batch *n+1* is featurised: its
-text features (cleaning, SimHash) on a thread pool, its embeddings on a stage thread, part by part
-as the texts are ready (the model runs outside the GIL). Deciding and writing happen on this one
-thread only, under the writer lease, so two near-duplicates in flight are always decided in order,
-the second seeing the first.
+Batches are staged the way ``Indexer.index_stream`` stages a file: batch *n+1* is prepared
+(``Indexer.prepare``: each record parsed once, its text features and embeddings started on the
+indexer's own stages) before batch *n* is decided and written (store round trips). Deciding and
+writing happen on this one thread only, under the writer lease, so two near-duplicates in flight
+are always decided in order, the second seeing the first.
 """
 
 from __future__ import annotations
@@ -13,141 +13,51 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from dataclasses import dataclass
+from typing import Callable, Protocol, Sequence
 
-from ..article import article_from_record
-from ..errors import InvalidArticle, StoreError
-from ..features import Featurizer, TextFeatures
-from ..pipeline import Decision, Indexer
+from ..errors import StoreError
+from ..features import Featurizer
+from ..pipeline import Decision, Indexer, PreparedBatch
+from ..retry import Backoff
 from ..settings import DaemonSettings, Settings
+from ..store import ClusterChange, StoredArticle
 from .lease import Lease, make_lease
 from .metrics import DaemonMetrics
 from .queue import DurableQueue, QueueItem
 
 log = logging.getLogger(__name__)
 
-_MISSING = object()
-# Articles per prefetched part: the model starts on a part as soon as its text features are
-# ready; a part of 32 news texts is six micro-batches of the model, enough for both cores.
-PREFETCH_PART = 32
 
+class ServedStore(Protocol):
+    """What the daemon's HTTP layer may do with the store the worker holds open: read articles
+    and clusters, and apply the hand corrections (a split, a merge) its change log records."""
 
-class PrefetchingFeaturizer:
-    """Wraps the indexer's ``Featurizer``: features computed ahead by ``submit`` are handed out
-    by ``text``/``embed`` when the indexer asks for them; anything not prefetched is computed as
-    usual. Thread-safe."""
+    def get_many(self, ids: Sequence[str]) -> dict[str, StoredArticle]: ...
 
-    def __init__(self, inner: Featurizer, workers: int):
-        self.inner = inner
-        self.settings = inner.settings
-        self.embedder = inner.embedder
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="featurize")
-        self._stage = ThreadPoolExecutor(max_workers=1, thread_name_prefix="featurize-stage")
-        self._lock = threading.Lock()
-        self._embed_lock = threading.Lock()
-        self._texts: dict[tuple, TextFeatures] = {}
-        self._vectors: dict[int, tuple[TextFeatures, Any]] = {}
+    def top_clusters(self, n: int) -> list[tuple[str, int]]: ...
 
-    @staticmethod
-    def _key(article) -> tuple:
-        return (article.id, len(article.title), len(article.content), hash(article.title), hash(article.content))
+    def cluster_members(self, cluster_id: str) -> list[StoredArticle]: ...
 
-    # ---- the Featurizer interface the indexer uses -----------------------------------------------
-    def text(self, article) -> TextFeatures:
-        with self._lock:
-            tf = self._texts.get(self._key(article))
-        return tf if tf is not None else self.inner.text(article)
+    def cluster_changes(self, cluster_id: str | None = None) -> list[ClusterChange]: ...
 
-    def embed(self, features: Sequence[TextFeatures]) -> list:
-        out: list = []
-        missing: list[int] = []
-        with self._lock:
-            for i, f in enumerate(features):
-                entry = self._vectors.get(id(f))
-                if entry is not None and entry[0] is f:
-                    out.append(entry[1])
-                else:
-                    out.append(_MISSING)
-                    missing.append(i)
-        if missing:
-            with self._embed_lock:
-                computed = self.inner.embed([features[i] for i in missing])
-            for i, v in zip(missing, computed):
-                out[i] = v
-        return out
+    def merge_clusters(self, merges: Sequence[ClusterChange]) -> None: ...
 
-    # ---- ahead of time ------------------------------------------------------------------------------
-    def submit(self, records: Sequence[Any]) -> Future:
-        """Start featurising ``records`` (raw dicts); the future gives the cache keys to ``forget``.
-
-        Text features (Python) go to the pool at once, in parts; the model embeds the parts on the
-        stage thread, in order, as their texts are ready. Batches submitted one after another
-        thus overlap: the next batch's text features are computed while the model (outside the
-        GIL) embeds this one."""
-        articles = []
-        for r in records:
-            try:
-                articles.append(article_from_record(r, None, self.settings.default_tz))
-            except InvalidArticle:
-                continue
-        parts = [articles[i : i + PREFETCH_PART] for i in range(0, len(articles), PREFETCH_PART)]
-        texts = [self._pool.submit(self._texts_of, part) for part in parts]
-        return self._stage.submit(self._embed_parts, parts, texts)
-
-    def _embed_parts(self, parts: list[list], texts: list[Future]) -> list[tuple]:
-        keys: list[tuple] = []
-        for part, done in zip(parts, texts):
-            keys.extend(self._embed_part(part, done.result()))
-        return keys
-
-    def _texts_of(self, articles: list) -> list[TextFeatures]:
-        return [self.inner.text(a) for a in articles]
-
-    def _embed_part(self, articles: list, tfs: list[TextFeatures]) -> list[tuple]:
-        with self._embed_lock:
-            vectors = self.inner.embed(tfs)
-        keys = [self._key(a) for a in articles]
-        with self._lock:
-            if len(self._texts) > 200_000:  # forgotten entries after errors; never grow without bound
-                self._texts.clear()
-                self._vectors.clear()
-            for k, tf, v in zip(keys, tfs, vectors):
-                self._texts[k] = tf
-                self._vectors[id(tf)] = (tf, v)
-        return keys
-
-    def forget(self, keys: Sequence[tuple]) -> None:
-        with self._lock:
-            for k in keys:
-                tf = self._texts.pop(k, None)
-                if tf is not None:
-                    self._vectors.pop(id(tf), None)
-
-    def close(self) -> None:
-        self._stage.shutdown(wait=False, cancel_futures=True)
-        self._pool.shutdown(wait=False, cancel_futures=True)
+    def split_article(self, change: ClusterChange) -> str | None: ...
 
 
 @dataclass
 class _Batch:
     items: list[QueueItem]
-    prefetched: Future | None = None
-    keys: list = field(default_factory=list)
+    prepared: PreparedBatch | None = None  # None: prepared when it is processed
 
+    @property
+    def records(self) -> list:
+        return [i.record for i in self.items]
 
-class Backoff:
-    def __init__(self, initial: float, maximum: float):
-        self.initial, self.maximum = initial, max(initial, maximum)
-        self.next = initial
-
-    def step(self) -> float:
-        delay, self.next = self.next, min(self.next * 2, self.maximum)
-        return delay
-
-    def reset(self) -> None:
-        self.next = self.initial
+    @property
+    def places(self) -> list[str]:
+        return [f"queue#{i.seq}" for i in self.items]
 
 
 def open_indexer(settings: Settings) -> Indexer:
@@ -168,17 +78,16 @@ def _warm_up(featurizer: Featurizer) -> None:
 
 class Worker(threading.Thread):
     def __init__(self, settings: Settings, dsettings: DaemonSettings, queue: DurableQueue, metrics: DaemonMetrics,
-                 indexer_factory: Callable[[Settings], Indexer] | None = None, lease_factory: Callable[[Any], Lease] | None = None):
+                 indexer_factory: Callable[[Settings], Indexer] | None = None, lease_factory: Callable[[], Lease] | None = None):
         super().__init__(name="ingest-worker", daemon=True)
         self.settings = settings
         self.d = dsettings
         self.queue = queue
         self.metrics = metrics
         self._indexer_factory = indexer_factory or (lambda s: open_indexer(s))
-        self._lease_factory = lease_factory or (lambda store: make_lease(
-            self.d.lease, store, self.settings, self.d.lease_name, self.d.lease_ttl_seconds))
+        self._lease_factory = lease_factory or (lambda: make_lease(
+            self.d.lease, self.settings, self.d.lease_name, self.d.lease_ttl_seconds))
         self.indexer: Indexer | None = None
-        self.featurizer: PrefetchingFeaturizer | None = None
         self.lease: Lease | None = None
         self.problem: str | None = "starting: opening the store"
         self.standby = False  # another daemon holds the writer lease
@@ -199,6 +108,11 @@ class Worker(threading.Thread):
     @property
     def ready(self) -> bool:
         return self.problem is None
+
+    def served_store(self) -> ServedStore | None:
+        """The store this worker holds open, for the HTTP layer; None until it is open."""
+        indexer = self.indexer
+        return indexer.store if indexer is not None else None
 
     def _time_left(self) -> float:
         return float("inf") if self._deadline is None else self._deadline - time.monotonic()
@@ -241,8 +155,6 @@ class Worker(threading.Thread):
             self.finished.set()
 
     def _shutdown(self) -> None:
-        if self.featurizer is not None:
-            self.featurizer.close()
         if self.lease is not None:
             try:
                 self.lease.release()
@@ -280,8 +192,6 @@ class Worker(threading.Thread):
             self._sleep(delay)
             return False
         _warm_up(indexer.featurizer)
-        self.featurizer = PrefetchingFeaturizer(indexer.featurizer, self.d.featurize_workers)
-        indexer.featurizer = self.featurizer  # type: ignore[assignment]
         self.indexer = indexer
         self.store_down = False
         self._backoff.reset()
@@ -290,7 +200,7 @@ class Worker(threading.Thread):
 
     def _ensure_lease(self) -> bool:
         if self.lease is None:
-            self.lease = self._lease_factory(self.indexer.store)
+            self.lease = self._lease_factory()
         if self.lease.valid():
             self.standby = False
             return True
@@ -303,13 +213,6 @@ class Worker(threading.Thread):
             self._sleep(self._backoff.step())
             return False
         if got:
-            if hasattr(self.indexer.store, "refresh"):
-                # perhaps taking over from another writer: make its last writes searchable, so
-                # nothing it just decided is missed (Elasticsearch refreshes only every second)
-                try:
-                    self.indexer.store.refresh()
-                except Exception as exc:  # noqa: BLE001
-                    log.warning("refresh after taking the lease failed: %s", exc)
             self.standby = False
             if self.problem and not self.store_down:
                 self.problem = None
@@ -325,56 +228,52 @@ class Worker(threading.Thread):
         if not items:
             return None
         batch = _Batch(items)
-        if self.featurizer is not None:
-            batch.prefetched = self.featurizer.submit([i.record for i in items])
+        try:
+            batch.prepared = self.indexer.prepare(batch.records, batch.places)
+        except Exception as exc:  # noqa: BLE001 - prepared again when processed, where it is reported
+            log.debug("preparing a batch ahead failed: %s", exc)
         return batch
 
     def _process(self, batch: _Batch) -> None:
-        if batch.prefetched is not None:
-            try:
-                batch.keys = batch.prefetched.result()
-            except Exception as exc:  # noqa: BLE001 - the indexer featurises again and reports it
-                log.debug("prefetch failed: %s", exc)
         seqs = [i.seq for i in batch.items]
-        try:
-            while True:
-                if not self.lease.valid() and not self._ensure_lease():
+        while True:
+            if not self.lease.valid() and not self._ensure_lease():
+                self.queue.release(seqs)
+                return
+            started = time.perf_counter()
+            try:
+                if batch.prepared is None:
+                    batch.prepared = self.indexer.prepare(batch.records, batch.places)
+                # Its features stay valid if the store fails: a retry decides the same prepared batch.
+                outcomes = self.indexer.index_prepared(batch.prepared)
+            except StoreError as exc:
+                self.metrics.store_errors.inc()
+                self.store_down = True
+                self.problem = f"store unavailable: {exc}"
+                delay = self._backoff.step()
+                log.warning("batch of %d failed on the store (%s); kept in the queue, retrying in %.1fs", len(seqs), exc, delay)
+                if self._stopping.is_set() and self._time_left() <= 0:
                     self.queue.release(seqs)
                     return
-                started = time.perf_counter()
-                try:
-                    outcomes = self.indexer.index_many([i.record for i in batch.items], [f"queue#{i.seq}" for i in batch.items])
-                except StoreError as exc:
-                    self.metrics.store_errors.inc()
-                    self.store_down = True
-                    self.problem = f"store unavailable: {exc}"
-                    delay = self._backoff.step()
-                    log.warning("batch of %d failed on the store (%s); kept in the queue, retrying in %.1fs", len(seqs), exc, delay)
-                    if self._stopping.is_set() and self._time_left() <= 0:
-                        self.queue.release(seqs)
-                        return
-                    self._sleep(delay)
-                    if self._stopping.is_set() and self._time_left() <= 0:
-                        self.queue.release(seqs)
-                        return
-                    continue
-                except Exception as exc:  # noqa: BLE001 - not the store: find the poison article
-                    log.exception("batch failed (%s); retrying its articles one by one", exc)
-                    self._one_by_one(batch.items)
+                self._sleep(delay)
+                if self._stopping.is_set() and self._time_left() <= 0:
+                    self.queue.release(seqs)
                     return
-                self.metrics.batch_seconds.observe(time.perf_counter() - started)
-                self.metrics.batch_size.observe(len(seqs))
-                self.queue.ack(seqs)
-                self._count(outcomes)
-                if self.store_down or self.problem:
-                    log.info("store writes succeed again")
-                self.store_down = False
-                self.problem = None
-                self._backoff.reset()
+                continue
+            except Exception as exc:  # noqa: BLE001 - not the store: find the poison article
+                log.exception("batch failed (%s); retrying its articles one by one", exc)
+                self._one_by_one(batch.items)
                 return
-        finally:
-            if self.featurizer is not None and batch.keys:
-                self.featurizer.forget(batch.keys)
+            self.metrics.batch_seconds.observe(time.perf_counter() - started)
+            self.metrics.batch_size.observe(len(seqs))
+            self.queue.ack(seqs)
+            self._count(outcomes)
+            if self.store_down or self.problem:
+                log.info("store writes succeed again")
+            self.store_down = False
+            self.problem = None
+            self._backoff.reset()
+            return
 
     def _one_by_one(self, items: list[QueueItem]) -> None:
         for n, item in enumerate(items):
@@ -400,4 +299,4 @@ class Worker(threading.Thread):
                 log.warning("indexer rejected %s: %s", o.article_id, o.error)
 
 
-__all__ = ["Worker", "PrefetchingFeaturizer", "Backoff", "open_indexer"]
+__all__ = ["Worker", "open_indexer"]

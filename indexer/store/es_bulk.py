@@ -6,12 +6,19 @@ wins, as in the embedded store). Per item:
 
 * 201 created: done;
 * 409 conflict: already stored, done (the caller reads back what is there);
-* 429 / 5xx / no status (the whole request failed): retried, with exponential backoff, up to
-  ``max_retries`` rounds; connection errors raised mid-stream retry every unacknowledged item;
+* 429 / 5xx / no status (the whole request failed): retried, with jittered exponential backoff
+  (``indexer.retry``), up to ``max_retries`` rounds; connection errors raised mid-stream retry
+  every unacknowledged item;
 * any other status (a mapping error, a bad vector): permanent, not retried.
 
 What is still failed at the end is written to a dead-letter JSONL file and reported to the caller,
 which raises ``BulkWriteError`` naming every article.
+
+These rounds are the only retries of a bulk write: its requests go through a copy of the client
+with the transport's own retries off (``max_retries=0``). Otherwise each round's request would be
+re-sent up to ``es.max_retries`` times more by the transport, at once and without backoff, and one
+article could be sent ``(max_retries + 1) ** 2`` times. So an article is sent at most
+``max_retries + 1`` times.
 """
 
 from __future__ import annotations
@@ -19,15 +26,20 @@ from __future__ import annotations
 import json
 import logging
 import os
+import random
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from ..retry import backoff_delay
+
 log = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+# Longest wait between two rounds: ``es.retry_backoff`` doubles per round up to here.
+MAX_BACKOFF_SECONDS = 30.0
 
 
 @dataclass
@@ -64,11 +76,13 @@ def bulk_create(
     backoff: float,
     refresh: str = "false",
     sleep: Callable[[float], None] = time.sleep,
+    rng: random.Random | None = None,
 ) -> BulkOutcome:
     """Create ``docs`` (id -> source) in ``index`` with ``streaming_bulk``; see the module docstring."""
     import elastic_transport
     from elasticsearch import helpers
 
+    client = client.options(max_retries=0)  # the rounds below are the one retry layer
     outcome = BulkOutcome()
     pending = dict(docs)
     permanent: dict[str, str] = {}
@@ -101,7 +115,7 @@ def bulk_create(
         if not pending:
             break
         if attempt < max_retries:
-            delay = backoff * (2**attempt)
+            delay = backoff_delay(attempt, backoff, MAX_BACKOFF_SECONDS, rng)
             log.warning("retrying %d articles in %.2fs (round %d of %d): %s", len(pending), delay, attempt + 2,
                         max_retries + 1, next(iter(retry.values())))
             sleep(delay)

@@ -59,7 +59,12 @@ def describe_target(hosts: list[str], cfg: Any) -> str:
 
 def make_client(hosts: list[str], cfg: Any):
     """An ``Elasticsearch`` client with auth, TLS and transport retries from ``cfg``.
-    Transport retries cover connection errors, timeouts and 429/502/503/504 on every request."""
+
+    Transport retries (connection errors, timeouts, 429/502/503/504; re-sent at once, to the next
+    node when there are several) are the one retry layer of single requests: reads, searches, the
+    schema, the writer lease. Bulk writes have their own rounds with jittered backoff
+    (``es_bulk.bulk_create``), which turn the transport's retries off for their requests, so no
+    failure is retried by two layers."""
     from elasticsearch import Elasticsearch
 
     kwargs: dict[str, Any] = {

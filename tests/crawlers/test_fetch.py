@@ -1,3 +1,4 @@
+import random
 import threading
 import time
 import tomllib
@@ -60,11 +61,12 @@ def test_retry_after_beyond_the_cap_gives_up_at_once(server, sleeps):
     assert server.paths().count("/p") == 1 and not sleeps.calls
 
 
-def test_persistent_5xx_backs_off_exponentially_then_fails(server, sleeps):
+def test_persistent_5xx_backs_off_exponentially_with_jitter_then_fails(server, sleeps):
     server.routes["/p"] = status(502)
     with pytest.raises(HTTPStatusError):
-        Fetcher(policy(max_retries=3, backoff_base=1.0), sleep=sleeps).fetch(server.url("/p"))
-    assert sleeps.calls == [1.0, 2.0, 4.0]
+        Fetcher(policy(max_retries=3, backoff_base=1.0), sleep=sleeps, rng=random.Random(3)).fetch(server.url("/p"))
+    assert [plan / 2 <= s <= plan for s, plan in zip(sleeps.calls, [1.0, 2.0, 4.0])] == [True] * 3
+    assert len(sleeps.calls) == 3 and not set(sleeps.calls) & {1.0, 2.0, 4.0}  # jittered below each plan
     assert server.paths().count("/p") == 4
 
 
@@ -226,7 +228,9 @@ def test_retry_after_and_backoff_helpers():
     assert parse_retry_after("Mon, 05 Apr 2021 00:01:00 GMT", now=now) == 60.0
     assert parse_retry_after("Sun, 04 Apr 2021 00:00:00 GMT", now=now) == 0.0
     assert parse_retry_after("soon") is None and parse_retry_after(None) is None
-    assert [backoff_delay(i, 2.0, 10.0) for i in range(4)] == [2.0, 4.0, 8.0, 10.0]
+    rng = random.Random(5)
+    waits = [backoff_delay(i, 2.0, 10.0, rng=rng) for i in range(4)]
+    assert all(plan / 2 <= w <= plan for w, plan in zip(waits, [2.0, 4.0, 8.0, 10.0])) and len(set(waits)) == 4
     assert backoff_delay(3, 2.0, 10.0, retry_after=30.0) == 30.0
 
 

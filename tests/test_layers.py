@@ -1,0 +1,59 @@
+"""Dependencies point one way: crawlers builds on indexer, indexer never imports crawlers. What the
+crawlers package adds to the indexer (the `crawl` command, the daemon's scheduled crawls) arrives
+by entry point (indexer/plugins.py)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def imported_modules(source: str) -> set[str]:
+    """Every module ``source`` imports: import statements, and import_module/__import__ calls
+    with a literal name (an import by string is still an import)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            if called in ("import_module", "__import__") and isinstance(node.args[0].value, str):
+                found.add(node.args[0].value)
+    return found
+
+
+def test_the_scan_sees_every_way_of_importing():
+    source = "import crawlers.fetch\nfrom crawlers.sinks import Sink\nimportlib.import_module('crawlers.cli')\nfrom . import x\n"
+    assert {"crawlers.fetch", "crawlers.sinks", "crawlers.cli"} <= imported_modules(source)
+
+
+def test_no_module_of_the_indexer_imports_the_crawlers():
+    offenders = []
+    for path in sorted((ROOT / "indexer").rglob("*.py")):
+        for module in imported_modules(path.read_text(encoding="utf-8")):
+            if module == "crawlers" or module.startswith("crawlers."):
+                offenders.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert offenders == []
+
+
+def test_the_crawlers_plug_into_the_cli_and_the_daemon_by_entry_point():
+    from click.testing import CliRunner
+
+    from crawlers.cli import crawl
+    from crawlers.scheduled import CrawlScheduler
+    from indexer.cli import main
+    from indexer.daemon import crawl as daemon_crawl
+    from indexer.errors import ConfigError
+    from indexer.plugins import DAEMON, load
+
+    assert main.commands["crawl"] is crawl
+    assert CliRunner().invoke(main, ["crawl", "--help"]).exit_code == 0
+    assert daemon_crawl.CrawlScheduler is CrawlScheduler
+    with pytest.raises(ConfigError, match="daemon.crawl_sources"):
+        load(DAEMON, "no_such_part", "daemon.crawl_sources")
