@@ -122,6 +122,38 @@ def test_store_errors_surface_and_expire_the_lease():
     assert a.acquire()  # still its own document: re-acquired
 
 
+def test_the_lease_is_made_from_the_settings_and_a_taken_lease_refreshes_what_it_guards(tmp_path):
+    """make_lease reads where the store lives (store.path, es.index), not the store object; the
+    timed lease runs its hook (make_lease: refresh the guarded index) when taken, not on renewals,
+    and a failing hook does not cost the lease."""
+    from indexer.daemon.lease import make_lease
+    from indexer.errors import ConfigError
+    from indexer.settings import Settings
+
+    local = Settings().replace(**{"store.path": str(tmp_path / "store")})
+    lease = make_lease("auto", local, "w", 5.0, owner="a")
+    assert isinstance(lease, FileLease) and lease.path == tmp_path / "store" / "daemon-w.lock"
+    assert isinstance(make_lease("none", local, "w", 5.0), NoopLease)
+    with pytest.raises(ConfigError, match="daemon.lease"):
+        make_lease("elasticsearch", local, "w", 5.0)
+    remote = Settings().replace(**{"store.path": "http://127.0.0.1:9", "es.index": "news"})
+    es_lease = make_lease("auto", remote, "w", 5.0)
+    assert isinstance(es_lease, ElasticsearchLease) and es_lease.backend.index == "news_daemon_lease"
+
+    hooks = []
+    docs, clock = FakeDocs(), Clock()
+    a = ElasticsearchLease(docs, "writer", 10.0, owner="a", clock=clock, monotonic=clock, on_acquire=lambda: hooks.append("a"))
+    assert a.acquire() and hooks == ["a"]
+    assert a.renew() and a.acquire() and hooks == ["a"]  # renewals are not takeovers
+
+    def broken():
+        raise ConnectionError("refresh failed")
+
+    clock.t += 30
+    b = ElasticsearchLease(docs, "writer", 10.0, owner="b", clock=clock, monotonic=clock, on_acquire=broken)
+    assert b.acquire() and b.valid()
+
+
 def test_file_lease_excludes_other_holders(tmp_path):
     path = tmp_path / "daemon-writer.lock"
     a, b = FileLease(path, "a"), FileLease(path, "b")
