@@ -362,9 +362,9 @@ def show_config(store: str | None, config: str | None, sets: tuple[str, ...]) ->
 # only when a command needs one, and the command then names the extra to install; so every
 # command is always listed, and an import error here is a bug that stops the CLI, naming the module.
 # `crawl` comes from the crawlers package by entry point (indexer.plugins): indexer never imports it.
-from .daemon.cli import dead_letters, serve  # noqa: E402
+from .daemon.cli import dead_letters, labels, serve, ui  # noqa: E402
 from .es_cli import es, kibana  # noqa: E402
 from .plugins import commands as _plugin_commands  # noqa: E402
 
-for _command in (es, kibana, serve, dead_letters, *_plugin_commands()):
+for _command in (es, kibana, serve, ui, labels, dead_letters, *_plugin_commands()):
     main.add_command(_command)  # by its own name (dead_letters is `dead-letters`)

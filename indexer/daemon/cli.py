@@ -107,3 +107,91 @@ def requeue_dead_letters(store: str | None, config: str | None, sets: tuple[str,
     finally:
         queue.close()
     click.echo(f"re-queued {moved} articles")
+
+
+@click.command("ui")
+@common_options
+@click.option("--host", default=None, help="Bind address (daemon.host; default 127.0.0.1).")
+@click.option("--port", default=None, type=click.IntRange(0, 65535), help="Port (daemon.port; default 8080).")
+def ui(store: str | None, config: str | None, sets: tuple[str, ...], host: str | None, port: int | None) -> None:
+    """The browser view of a store, without the ingest parts: clusters, one cluster, one article,
+    the overview, and corrections (split, merge). With daemon.auth_token set the browser logs in
+    with it once. Ctrl-C stops it."""
+    import signal
+    import threading
+
+    from ..pipeline import Indexer
+    from .api import ServiceContext
+    from .http_server import HttpServer
+    from .metrics import DaemonMetrics
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    settings, dsettings = load_all(config, store, sets, host, port)
+    try:
+        indexer = Indexer.open(settings)
+    except (NewsdedupError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    metrics = DaemonMetrics(lambda: 0.0, lambda: 1.0, lambda: 0.0)
+    stop = threading.Event()
+    try:
+        server = HttpServer(ServiceContext(settings, dsettings, metrics, lambda: indexer))
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        signal.signal(signal.SIGINT, lambda *_: stop.set())
+        server.start()
+        h, p = server.address
+        click.echo(f"newsdedup ui: http://{h}:{p}/ui/clusters", err=True)
+        while not stop.wait(0.5) and server.alive():
+            pass
+        server.stop()
+    except OSError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        indexer.close()
+
+
+@click.group("labels")
+def labels() -> None:
+    """The corrections people made in the browser view or through the API, as labelled pairs."""
+
+
+@labels.command("export")
+@common_options
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default="-", show_default=True,
+              help="Pairs file to write (JSON lines); - is standard output.")
+def export_labels(store: str | None, config: str | None, sets: tuple[str, ...], output: str) -> None:
+    """Write each correction as {"a": article, "b": article, "label": 1 same story / 0 different,
+    "kind", "by", "at"}: the pairs file `newsdedup tune` reads. The newest verdict on a pair wins."""
+    from ..pipeline import Indexer
+    from .labels import labels_from_changes
+
+    settings, _ = load_all(config, store, sets)
+    try:
+        indexer = Indexer.open(settings)
+    except (NewsdedupError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        latest: dict[frozenset, dict] = {}
+        for lab in labels_from_changes(indexer.store.cluster_changes()):
+            key = frozenset((lab["a"], lab["b"]))
+            latest.pop(key, None)
+            latest[key] = lab
+        found = indexer.store.get_many(sorted({x for lab in latest.values() for x in (lab["a"], lab["b"])}))
+        out = click.open_file(output, "w", encoding="utf-8")
+        written = 0
+        with out:
+            for lab in latest.values():
+                a, b = found.get(lab["a"]), found.get(lab["b"])
+                if a is None or b is None:
+                    log.warning("label %s/%s skipped: an article is no longer in the store", lab["a"], lab["b"])
+                    continue
+                out.write(json.dumps({"a": _pair_side(a), "b": _pair_side(b), "label": lab["label"], "kind": lab["kind"],
+                                      "by": lab["by"], "at": lab["at"]}, ensure_ascii=False) + "\n")
+                written += 1
+    finally:
+        indexer.close()
+    click.echo(f"{written} labelled pairs", err=True)
+
+
+def _pair_side(a) -> dict:
+    return {"id": a.id, "title": a.title, "content": a.content, "url": a.url, "source": a.source,
+            "publish_time": a.publish_time.isoformat() if a.publish_time else None}

@@ -1,0 +1,324 @@
+"""The browser view's pages: clusters, one cluster, one article, the overview, compare, login,
+and the correction forms (split out, merge), which call the same functions as the API.
+
+Crawled text is hostile: templates autoescape everything, links are written only for http(s)
+URLs, and no page carries a script (the Content-Security-Policy forbids any).
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+import logging
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, urlsplit
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
+
+from ..daemon.api import ApiError, ServiceContext, apply_merge, apply_split
+from ..errors import StoreError
+from . import charts
+from .cluster_index import SORTS, ClusterFilter, ClusterIndex, duplicate_rate_per_source, duplicates_per_day, page_of
+from .sessions import COOKIE, Session, Sessions, clean_user_name
+from .text_diff import side_by_side
+
+log = logging.getLogger(__name__)
+
+HERE = Path(__file__).parent
+PER_PAGE = 25
+MAX_EXPLAINED = 30  # members of one cluster whose evidence the cluster page computes
+CSP = ("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; "
+       "base-uri 'none'")
+
+
+def safe_href(url: str | None) -> str | None:
+    """The URL when a browser may follow it (http or https), else None: a crawled
+    ``javascript:`` or ``data:`` URL is shown as text, never as a link."""
+    if not url:
+        return None
+    try:
+        scheme = urlsplit(url.strip()).scheme.lower()
+    except ValueError:
+        return None
+    return url.strip() if scheme in ("http", "https") else None
+
+
+def fmt_time(when: datetime | None) -> str:
+    return when.strftime("%Y-%m-%d %H:%M") if when else "—"
+
+
+def fmt_score(x: Any) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, float):
+        return f"{x:.3f}"
+    return str(x)
+
+
+def environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True, default_for_string=True))
+    env.filters.update(safe_href=safe_href, time=fmt_time, score=fmt_score, q=lambda s: quote(str(s), safe=""))
+    return env
+
+
+def _date(text: str | None) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        raise ApiError(400, f"not a date (YYYY-MM-DD): {text}") from None
+
+
+class WebView:
+    def __init__(self, ctx: ServiceContext, sessions: Sessions):
+        self.ctx, self.sessions = ctx, sessions
+        self.env = environment()
+        self._index: ClusterIndex | None = None
+        self._index_store = None
+
+    # ---- plumbing -------------------------------------------------------------------------------------
+    def index(self) -> ClusterIndex:
+        store = self.ctx.indexer().store
+        if self._index is None or self._index_store is not store:
+            self._index, self._index_store = ClusterIndex(store), store
+        return self._index
+
+    def session_of(self, request: Request) -> Session | None:
+        return self.sessions.get(request.cookies.get(COOKIE))
+
+    def user_of(self, request: Request) -> str | None:
+        s = self.session_of(request)
+        return s.user if s else None
+
+    def page(self, request: Request, template: str, status: int = 200, **values: Any) -> Response:
+        session = self.session_of(request)
+        fresh = None
+        if session is None and not self.ctx.d.auth_token:
+            session = fresh = self.sessions.create("local")
+        html = self.env.get_template(template).render(session=session, request_path=request.url.path,
+                                                      auth=bool(self.ctx.d.auth_token), **values)
+        resp = HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
+        if fresh is not None:
+            set_session_cookie(resp, request, fresh)
+        return resp
+
+    def guard(self, request: Request) -> Response | None:
+        """A redirect to the login page when a token is set and the browser has no session."""
+        if self.ctx.d.auth_token and self.session_of(request) is None:
+            target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            return RedirectResponse(f"/ui/login?next={quote(target, safe='')}", status_code=303)
+        return None
+
+    async def form(self, request: Request, need_csrf: bool = True) -> dict[str, str]:
+        body = (await request.body()).decode("utf-8", "replace")
+        fields = {k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items()}
+        if need_csrf:
+            session = self.session_of(request)
+            if session is None or not session.csrf_ok(fields.get("csrf")):
+                raise ApiError(403, "the form's CSRF token is missing or stale: reload the page and try again")
+        return fields
+
+    def error_page(self, request: Request, exc: ApiError) -> Response:
+        return self.page(request, "error.html", status=exc.code, message=exc.body.get("error", "error"))
+
+
+def set_session_cookie(resp: Response, request: Request, session: Session) -> None:
+    resp.set_cookie(COOKIE, session.id, max_age=int(session.expires - datetime.now().timestamp()), httponly=True,
+                    samesite="strict", secure=request.url.scheme == "https", path="/")
+
+
+def add_pages(app: FastAPI, view: WebView) -> None:
+    ctx = view.ctx
+
+    def html_errors(handler):
+        @functools.wraps(handler)
+        async def run(request: Request, *args, **kwargs) -> Response:
+            if (redirect := view.guard(request)) is not None:
+                return redirect
+            try:
+                return await handler(request, *args, **kwargs)
+            except ApiError as exc:
+                return view.error_page(request, exc)
+            except StoreError as exc:
+                return view.error_page(request, ApiError(503, f"store unavailable: {exc}"))
+        return run
+
+    @app.get("/", include_in_schema=False)
+    async def root() -> Response:
+        return RedirectResponse("/ui/clusters", status_code=303)
+
+    # ---- login ------------------------------------------------------------------------------------------
+    @app.get("/ui/login", include_in_schema=False, name="ui_login")
+    async def login_form(request: Request, next: str = "/ui/clusters") -> Response:  # noqa: A002
+        return view.page(request, "login.html", next=_local_path(next), failed=False)
+
+    @app.post("/ui/login", include_in_schema=False, name="ui_login")
+    async def login(request: Request) -> Response:
+        fields = await view.form(request, need_csrf=False)
+        token = ctx.d.auth_token
+        target = _local_path(fields.get("next", ""))
+        if token and not hmac.compare_digest(fields.get("token", "").encode(), token.encode()):
+            log.info("browser login refused (wrong token)")
+            return view.page(request, "login.html", status=401, next=target, failed=True)
+        session = view.sessions.create(clean_user_name(fields.get("name", "")) or "browser")
+        resp = RedirectResponse(target, status_code=303)
+        set_session_cookie(resp, request, session)
+        return resp
+
+    @app.post("/ui/logout", include_in_schema=False, name="ui_logout")
+    @html_errors
+    async def logout(request: Request) -> Response:
+        await view.form(request)
+        view.sessions.end(request.cookies.get(COOKIE))
+        resp = RedirectResponse("/ui/login" if ctx.d.auth_token else "/ui/clusters", status_code=303)
+        resp.delete_cookie(COOKIE, path="/")
+        return resp
+
+    # ---- clusters -----------------------------------------------------------------------------------------
+    @app.get("/ui/clusters", include_in_schema=False, name="ui_clusters")
+    @html_errors
+    async def clusters(request: Request) -> Response:
+        p = request.query_params
+        flt = ClusterFilter(query=p.get("q", "").strip()[:200], source=p.get("source", ""), reason=p.get("reason", ""),
+                            since=_date(p.get("since")), until=_date(p.get("until")))
+        sort = p.get("sort", "largest") if p.get("sort") in SORTS else "largest"
+        try:
+            page_no = int(p.get("page", "1"))
+        except ValueError:
+            page_no = 1
+
+        def load():
+            index = view.index()
+            return page_of(index.clusters(), flt, sort, page_no, PER_PAGE), index.sources(), index.reasons()
+
+        page, sources, reasons = await run_in_threadpool(load)
+        query = {k: v for k, v in (("q", flt.query), ("source", flt.source), ("reason", flt.reason),
+                                   ("since", p.get("since", "")), ("until", p.get("until", "")), ("sort", sort)) if v}
+        return view.page(request, "clusters.html", page=page, flt=flt, sort=sort, sources=sources, reasons=reasons,
+                         query="&".join(f"{k}={quote(v, safe='')}" for k, v in query.items()),
+                         since=p.get("since", ""), until=p.get("until", ""))
+
+    @app.get("/ui/clusters/{cluster_id}", include_in_schema=False, name="ui_cluster")
+    @html_errors
+    async def cluster(request: Request, cluster_id: str) -> Response:
+        data = await run_in_threadpool(_cluster_view, ctx, cluster_id)
+        return view.page(request, "cluster.html", done=request.query_params.get("done", ""), **data)
+
+    @app.get("/ui/clusters/{cluster_id}/compare/{article_id}", include_in_schema=False, name="ui_compare")
+    @html_errors
+    async def compare(request: Request, cluster_id: str, article_id: str) -> Response:
+        def load():
+            store = ctx.indexer().store
+            found = store.get_many([cluster_id, article_id])
+            if cluster_id not in found or article_id not in found:
+                raise ApiError(404, "no such article or cluster")
+            a, b = found[cluster_id], found[article_id]
+            return a, b, side_by_side(a.title, b.title, min_run=2), side_by_side(a.content, b.content)
+
+        canonical, member, titles, bodies = await run_in_threadpool(load)
+        return view.page(request, "compare.html", canonical=canonical, member=member, titles=titles, bodies=bodies,
+                         cluster_id=cluster_id)
+
+    @app.get("/ui/articles/{article_id}", include_in_schema=False, name="ui_article")
+    @html_errors
+    async def article(request: Request, article_id: str) -> Response:
+        def load():
+            try:
+                return ctx.indexer().explain(article_id, limit=10)
+            except KeyError:
+                raise ApiError(404, f"no such article: {article_id}") from None
+
+        explained = await run_in_threadpool(load)
+        return view.page(request, "article.html", x=explained, a=explained["article"])
+
+    @app.get("/ui/overview", include_in_schema=False, name="ui_overview")
+    @html_errors
+    async def overview(request: Request) -> Response:
+        def load():
+            all_clusters = view.index().clusters()
+            per_day = charts.stacked_days(duplicates_per_day(all_clusters))
+            rates = duplicate_rate_per_source(all_clusters)[:20]
+            per_source = charts.horizontal([(s, d / n, f"{d}/{n} ({d / n:.0%})") for s, d, n in rates], colour=charts.PALETTE[2])
+            largest = sorted(all_clusters, key=lambda c: (-c.size, c.cluster_id))[:15]
+            sizes = charts.horizontal([(c.canonical.title or c.cluster_id, c.size, str(c.size)) for c in largest])
+            articles = sum(c.size for c in all_clusters)
+            return dict(per_day=per_day, per_source=per_source, sizes=sizes, largest=largest, articles=articles,
+                        clusters=len(all_clusters), duplicates=articles - len(all_clusters))
+
+        return view.page(request, "overview.html", **(await run_in_threadpool(load)))
+
+    # ---- corrections --------------------------------------------------------------------------------------
+    @app.post("/ui/clusters/{cluster_id}/split", include_in_schema=False, name="ui_split")
+    @html_errors
+    async def split(request: Request, cluster_id: str) -> Response:
+        fields = await view.form(request)
+        session = view.session_of(request)
+        article_id = fields.get("article_id", "").strip()
+        into = fields.get("into", "").strip() or None
+        if not article_id:
+            raise ApiError(400, "name the article to split out")
+        reply = await run_in_threadpool(apply_split, ctx, cluster_id, article_id, into, session.user if session else "browser")
+        back = reply.cluster_id if into else cluster_id
+        if back == cluster_id and not ctx.indexer().store.cluster_members(cluster_id):
+            back = reply.cluster_id
+        return RedirectResponse(f"/ui/clusters/{quote(back, safe='')}?done=split", status_code=303)
+
+    @app.post("/ui/clusters/{cluster_id}/merge", include_in_schema=False, name="ui_merge")
+    @html_errors
+    async def merge(request: Request, cluster_id: str) -> Response:
+        fields = await view.form(request)
+        session = view.session_of(request)
+        source = fields.get("from", "").strip()
+        if not source:
+            raise ApiError(400, "name the cluster to merge into this one")
+        await run_in_threadpool(apply_merge, ctx, cluster_id, source, session.user if session else "browser")
+        return RedirectResponse(f"/ui/clusters/{quote(cluster_id, safe='')}?done=merge", status_code=303)
+
+
+def _local_path(target: str) -> str:
+    """Only a path of this view: a login link cannot send the browser elsewhere."""
+    if target.startswith("/ui/") and not target.startswith("//") and "\\" not in target:
+        return target
+    return "/ui/clusters"
+
+
+def _cluster_view(ctx: ServiceContext, cluster_id: str) -> dict:
+    ix = ctx.indexer()
+    members = ix.store.cluster_members(cluster_id)
+    if not members:
+        raise ApiError(404, f"no such cluster: {cluster_id}")
+    members.sort(key=lambda m: (m.publish_time is None, m.publish_time.timestamp() if m.publish_time else 0.0, m.id))
+    canonical = next((m for m in members if m.id == cluster_id), members[0])
+    evidence: dict[str, dict] = {}
+    for m in members[:MAX_EXPLAINED]:
+        if m.id == cluster_id:
+            continue
+        try:
+            rows = ix.explain(m.id, limit=3)["comparisons"]
+        except KeyError:
+            continue
+        mine = [r for r in rows if r["role"] == "dup_of"] or [r for r in rows if r["role"] == "canonical"]
+        if mine:
+            evidence[m.id] = mine[0]
+    times = [m.publish_time for m in members if m.publish_time]
+    timeline = _timeline(members, min(times), max(times)) if times else []
+    changes = [c.record() for c in ix.store.cluster_changes(cluster_id)]
+    return dict(cluster_id=cluster_id, canonical=canonical, members=members, evidence=evidence, timeline=timeline,
+                changes=changes, first=min(times) if times else None, last=max(times) if times else None,
+                explained_all=len(members) <= MAX_EXPLAINED)
+
+
+def _timeline(members, first: datetime, last: datetime, width: int = 720) -> list[dict]:
+    span = (last - first).total_seconds() or 1.0
+    out = []
+    for i, m in enumerate(m for m in members if m.publish_time):
+        x = 20 + (width - 40) * (m.publish_time - first).total_seconds() / span
+        out.append({"x": round(x, 1), "y": 20 + (i % 4) * 12, "id": m.id, "canonical": m.is_canonical,
+                    "title": f"{fmt_time(m.publish_time)} {m.source}: {m.title}"})
+    return out
