@@ -58,13 +58,14 @@ class _Failing503(BaseHTTPRequestHandler):
         pass
 
 
-def test_a_failing_bulk_write_is_sent_once_per_round_not_again_by_the_transport():
+@pytest.mark.parametrize("kind", ["create", "update"])
+def test_a_failing_bulk_write_is_sent_once_per_round_not_again_by_the_transport(kind):
     """The client is built with transport retries (es.max_retries) for single requests; a bulk
-    write's requests are retried by its rounds only: max_retries + 1 sends, with jittered waits,
-    not (max_retries + 1) ** 2."""
+    write's requests (new articles, or cluster changes) are retried by its rounds only:
+    max_retries + 1 sends, with jittered waits, not (max_retries + 1) ** 2."""
     pytest.importorskip("elasticsearch")
     from indexer.settings import EsSettings
-    from indexer.store.es_bulk import bulk_create
+    from indexer.store.es_bulk import bulk_create, bulk_update
     from indexer.store.es_config import make_client
 
     _Failing503.sent = []
@@ -74,12 +75,15 @@ def test_a_failing_bulk_write_is_sent_once_per_round_not_again_by_the_transport(
         host = f"http://127.0.0.1:{server.server_address[1]}"
         client = make_client([host], EsSettings(max_retries=2, request_timeout=5))
         slept: list[float] = []
-        outcome = bulk_create(client, "ndtest", {"a1": {"title": "标题"}, "a2": {"title": "正文"}}, chunk_docs=10,
-                              chunk_bytes=1 << 20, max_retries=2, backoff=1.0, sleep=slept.append, rng=random.Random(1))
+        rounds = dict(chunk_docs=10, chunk_bytes=1 << 20, max_retries=2, backoff=1.0, sleep=slept.append, rng=random.Random(1))
+        if kind == "create":
+            outcome = bulk_create(client, "ndtest", {"a1": {"title": "标题"}, "a2": {"title": "正文"}}, **rounds)
+        else:
+            outcome = bulk_update(client, {"a1": ("ndtest-1", {"cluster_id": "a2"}), "a2": ("ndtest-1", {"cluster_id": "a2"})}, **rounds)
         client.close()
     finally:
         server.shutdown()
         server.server_close()
     assert [p.split("?")[0] for p in _Failing503.sent] == ["/_bulk"] * 3  # three rounds, one request each
-    assert sorted(outcome.failed) == ["a1", "a2"] and outcome.rounds == 3
+    assert sorted(outcome.failed) == ["a1", "a2"] and outcome.rounds == 3 and outcome.statuses == {"a1": 503, "a2": 503}
     assert len(slept) == 2 and 0.5 <= slept[0] <= 1.0 and 1.0 <= slept[1] <= 2.0 and slept != [1.0, 2.0]

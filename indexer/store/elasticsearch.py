@@ -43,7 +43,7 @@ import numpy as np
 from ..errors import BulkWriteError, StoreError, StoreSchemaError, StoreUnavailable
 from ..features.simhash import from_signed, to_signed
 from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow
-from .es_bulk import RETRYABLE_STATUS, bulk_create, dead_letter
+from .es_bulk import RETRYABLE_STATUS, bulk_create, bulk_update, dead_letter
 from .es_changes import APPLIED, APPLYING, PENDING, SKIPPED, ChangeLog, LoggedChange
 from .es_config import check_version, client_from_settings, translate
 from .es_schema import Schema, backing_indices, build_schema, check_mapping, init, schema_options
@@ -441,9 +441,9 @@ class ElasticsearchStore:
                 chunk_bytes=self.cfg.bulk_chunk_bytes, max_retries=self.cfg.max_retries,
                 backoff=self.cfg.retry_backoff, refresh=self.cfg.write_refresh,
             )
-            if outcome.created and self.cfg.write_refresh == "false":
+            if outcome.written and self.cfg.write_refresh == "false":
                 self._dirty = True
-            self._remember(batch, outcome.created, outcome.existing)
+            self._remember(batch, outcome.written, outcome.existing)
             if outcome.failed:
                 self._fail(docs, outcome.failed)
             if self.cfg.inflight_max and len(self._inflight) >= self.cfg.inflight_max:
@@ -695,22 +695,12 @@ class ElasticsearchStore:
         warning; any other failure raises, leaving the change unfinished in the log."""
         if not updates:
             return
-        from elasticsearch import helpers
-
-        actions = [{"_op_type": "update", "_index": index, "_id": aid, "doc": doc, "retry_on_conflict": 3}
-                   for aid, (index, doc) in updates.items()]
-        failed: dict[str, tuple[Any, str]] = {}
         with translate(what, self.target):
-            for ok, item in helpers.streaming_bulk(
-                self.client, actions, chunk_size=self.cfg.bulk_chunk_docs, max_chunk_bytes=self.cfg.bulk_chunk_bytes,
-                raise_on_error=False, max_retries=self.cfg.max_retries, initial_backoff=self.cfg.retry_backoff,
-                refresh=self.cfg.write_refresh,
-            ):
-                op = next(iter(item.values()))
-                if not ok:
-                    error = op.get("error")
-                    reason = f"{error.get('type')}: {error.get('reason')}" if isinstance(error, dict) else str(error)
-                    failed[str(op.get("_id"))] = (op.get("status"), reason)
+            outcome = bulk_update(
+                self.client, updates, chunk_docs=self.cfg.bulk_chunk_docs, chunk_bytes=self.cfg.bulk_chunk_bytes,
+                max_retries=self.cfg.max_retries, backoff=self.cfg.retry_backoff, refresh=self.cfg.write_refresh,
+            )
+        failed = {aid: (outcome.statuses.get(aid), reason) for aid, reason in outcome.failed.items()}
         if self.cfg.write_refresh == "false":
             self._dirty = True
         gone = [aid for aid, (status, _) in failed.items() if status == 404]

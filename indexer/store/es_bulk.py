@@ -1,11 +1,12 @@
 """Bulk writes that never drop an accepted article silently.
 
-Every document is sent with ``op_type=create`` and ``_id`` = article id, so a retried or
-concurrent write of the same article answers 409 and leaves the first write in place (first write
-wins, as in the embedded store). Per item:
+New articles (``bulk_create``) are sent with ``op_type=create`` and ``_id`` = article id, so a
+retried or concurrent write of the same article answers 409 and leaves the first write in place
+(first write wins, as in the embedded store). Cluster changes are partial updates
+(``bulk_update``). Per item:
 
-* 201 created: done;
-* 409 conflict: already stored, done (the caller reads back what is there);
+* 2xx: done;
+* 409 conflict on a create: already stored, done (the caller reads back what is there);
 * 429 / 5xx / no status (the whole request failed): retried, with jittered exponential backoff
   (``indexer.retry``), up to ``max_retries`` rounds; connection errors raised mid-stream retry
   every unacknowledged item;
@@ -44,9 +45,10 @@ MAX_BACKOFF_SECONDS = 30.0
 
 @dataclass
 class BulkOutcome:
-    created: list[str] = field(default_factory=list)
-    existing: list[str] = field(default_factory=list)  # 409: some earlier write is kept
+    written: list[str] = field(default_factory=list)  # acknowledged: created, or updated
+    existing: list[str] = field(default_factory=list)  # 409 on a create: some earlier write is kept
     failed: dict[str, str] = field(default_factory=dict)  # id -> last reason
+    statuses: dict[str, int | None] = field(default_factory=dict)  # id -> last status of a failed one
     rounds: int = 0
 
 
@@ -65,11 +67,26 @@ def _is_retryable(status: Any) -> bool:
     return status is None or status in RETRYABLE_STATUS or (isinstance(status, int) and status >= 500)
 
 
-def bulk_create(
+def bulk_create(client, index: str, docs: Mapping[str, dict], **rounds: Any) -> BulkOutcome:
+    """Create ``docs`` (id -> source) in ``index``; ``rounds``: as ``bulk_rounds``."""
+    actions = {aid: {"_op_type": "create", "_index": index, "_id": aid, "_source": doc} for aid, doc in docs.items()}
+    return bulk_rounds(client, actions, what=f"bulk request to {index}", kept_on_conflict=True, **rounds)
+
+
+def bulk_update(client, updates: Mapping[str, tuple[str, dict]], **rounds: Any) -> BulkOutcome:
+    """Partial updates (id -> (index, fields)); ``rounds``: as ``bulk_rounds``. A 404 (the
+    article is gone) or 409 (it kept changing) is a failure, not retried."""
+    actions = {aid: {"_op_type": "update", "_index": index, "_id": aid, "doc": doc, "retry_on_conflict": 3}
+               for aid, (index, doc) in updates.items()}
+    return bulk_rounds(client, actions, what="bulk update", kept_on_conflict=False, **rounds)
+
+
+def bulk_rounds(
     client,
-    index: str,
-    docs: Mapping[str, dict],
+    actions: Mapping[str, dict],
     *,
+    what: str,
+    kept_on_conflict: bool,
     chunk_docs: int,
     chunk_bytes: int,
     max_retries: int,
@@ -78,50 +95,55 @@ def bulk_create(
     sleep: Callable[[float], None] = time.sleep,
     rng: random.Random | None = None,
 ) -> BulkOutcome:
-    """Create ``docs`` (id -> source) in ``index`` with ``streaming_bulk``; see the module docstring."""
+    """Send ``actions`` (id -> bulk action) with ``streaming_bulk`` in up to ``max_retries + 1``
+    rounds, each resending what failed retryably; see the module docstring."""
     import elastic_transport
     from elasticsearch import helpers
 
     client = client.options(max_retries=0)  # the rounds below are the one retry layer
     outcome = BulkOutcome()
-    pending = dict(docs)
+    pending = dict(actions)
     permanent: dict[str, str] = {}
     for attempt in range(max_retries + 1):
         outcome.rounds = attempt + 1
         retry: dict[str, str] = {}
         seen: set[str] = set()
-        actions = ({"_op_type": "create", "_index": index, "_id": aid, "_source": doc} for aid, doc in pending.items())
         try:
             for ok, item in helpers.streaming_bulk(
-                client, actions, chunk_size=chunk_docs, max_chunk_bytes=chunk_bytes, raise_on_error=False,
+                client, pending.values(), chunk_size=chunk_docs, max_chunk_bytes=chunk_bytes, raise_on_error=False,
                 raise_on_exception=False, max_retries=0, refresh=refresh,
             ):
                 op = next(iter(item.values()))
                 aid, status = str(op.get("_id")), op.get("status")
                 seen.add(aid)
                 if ok:
-                    outcome.created.append(aid)
-                elif status == 409:
+                    outcome.written.append(aid)
+                    continue
+                outcome.statuses[aid] = status
+                if status == 409 and kept_on_conflict:
                     outcome.existing.append(aid)
+                    del outcome.statuses[aid]
                 elif _is_retryable(status):
                     retry[aid] = _reason(op)
                 else:
                     permanent[aid] = _reason(op)
         except elastic_transport.TransportError as exc:
             reason = f"{type(exc).__name__}: {exc.message}"
-            log.warning("bulk request to %s failed (%s); %d articles unacknowledged", index, reason, len(pending) - len(seen))
+            log.warning("%s failed (%s); %d articles unacknowledged", what, reason, len(pending) - len(seen))
             retry.update({aid: reason for aid in pending if aid not in seen})
+            outcome.statuses.update({aid: None for aid in pending if aid not in seen})
         pending = {aid: pending[aid] for aid in retry}
         if not pending:
             break
         if attempt < max_retries:
             delay = backoff_delay(attempt, backoff, MAX_BACKOFF_SECONDS, rng)
-            log.warning("retrying %d articles in %.2fs (round %d of %d): %s", len(pending), delay, attempt + 2,
+            log.warning("%s: retrying %d articles in %.2fs (round %d of %d): %s", what, len(pending), delay, attempt + 2,
                         max_retries + 1, next(iter(retry.values())))
             sleep(delay)
         else:
             permanent.update(retry)
     outcome.failed = permanent
+    outcome.statuses = {aid: outcome.statuses.get(aid) for aid in permanent}
     return outcome
 
 

@@ -62,9 +62,9 @@ def make_client(hosts: list[str], cfg: Any):
 
     Transport retries (connection errors, timeouts, 429/502/503/504; re-sent at once, to the next
     node when there are several) are the one retry layer of single requests: reads, searches, the
-    schema, the writer lease. Bulk writes have their own rounds with jittered backoff
-    (``es_bulk.bulk_create``), which turn the transport's retries off for their requests, so no
-    failure is retried by two layers."""
+    schema, the writer lease. Bulk writes (new articles, cluster changes) have their own rounds
+    with jittered backoff (``es_bulk.bulk_rounds``), which turn the transport's retries off for
+    their requests, so no failure is retried by two layers."""
     from elasticsearch import Elasticsearch
 
     kwargs: dict[str, Any] = {
