@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timezone, tzinfo
 from typing import Iterable, Sequence
 
 from ..store.base import Store, StoredArticle
@@ -32,8 +32,10 @@ class Row:
     dup_reason: str | None
 
     @classmethod
-    def of(cls, a: StoredArticle) -> "Row":
-        return cls(a.id, a.title or "", a.url or "", a.source or "", a.publish_time, a.cluster_id, a.is_canonical, a.dup_reason)
+    def of(cls, a: StoredArticle, tz: tzinfo) -> "Row":
+        """Publish times in ``tz`` (input.default_timezone): the days people filter by are local."""
+        when = a.publish_time.astimezone(tz) if a.publish_time else None
+        return cls(a.id, a.title or "", a.url or "", a.source or "", when, a.cluster_id, a.is_canonical, a.dup_reason)
 
 
 @dataclass
@@ -149,8 +151,8 @@ def duplicate_rate_per_source(clusters: Iterable[ClusterSummary]) -> list[tuple[
 class ClusterIndex:
     """Light rows of one store, read again when the store changed."""
 
-    def __init__(self, store: Store):
-        self._store = store
+    def __init__(self, store: Store, tz: tzinfo = timezone.utc):
+        self._store, self._tz = store, tz
         self._lock = threading.Lock()
         self._version: tuple | None = None
         self._clusters: list[ClusterSummary] = []
@@ -163,7 +165,7 @@ class ClusterIndex:
         version = self._store_version()
         with self._lock:
             if version != self._version:
-                self._clusters = summarise(Row.of(a) for a in self._store.iter_articles())
+                self._clusters = summarise(Row.of(a, self._tz) for a in self._store.iter_articles())
                 self._version = version
             return self._clusters
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import hmac
 import logging
-from datetime import date, datetime
+from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
@@ -48,8 +48,10 @@ def safe_href(url: str | None) -> str | None:
     return url.strip() if scheme in ("http", "https") else None
 
 
-def fmt_time(when: datetime | None) -> str:
-    return when.strftime("%Y-%m-%d %H:%M") if when else "—"
+def fmt_time(when: datetime | None, tz: tzinfo | None = None) -> str:
+    if when is None:
+        return "—"
+    return (when.astimezone(tz) if tz is not None else when).strftime("%Y-%m-%d %H:%M")
 
 
 def fmt_score(x: Any) -> str:
@@ -62,9 +64,10 @@ def fmt_score(x: Any) -> str:
     return str(x)
 
 
-def environment() -> Environment:
+def environment(tz: tzinfo) -> Environment:
+    """Times are shown in ``tz`` (input.default_timezone), as the input gave them."""
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True, default_for_string=True))
-    env.filters.update(safe_href=safe_href, time=fmt_time, score=fmt_score, q=lambda s: quote(str(s), safe=""))
+    env.filters.update(safe_href=safe_href, time=lambda w: fmt_time(w, tz), score=fmt_score, q=lambda s: quote(str(s), safe=""))
     return env
 
 
@@ -78,7 +81,7 @@ def _date(text: str | None) -> date | None:
 class WebView:
     def __init__(self, ctx: ServiceContext, sessions: Sessions):
         self.ctx, self.sessions = ctx, sessions
-        self.env = environment()
+        self.env = environment(ctx.settings.default_tz)
         self._index: ClusterIndex | None = None
         self._index_store = None
 
@@ -86,7 +89,7 @@ class WebView:
     def index(self) -> ClusterIndex:
         store = self.ctx.indexer().store
         if self._index is None or self._index_store is not store:
-            self._index, self._index_store = ClusterIndex(store), store
+            self._index, self._index_store = ClusterIndex(store, self.ctx.settings.default_tz), store
         return self._index
 
     def session_of(self, request: Request) -> Session | None:
@@ -307,18 +310,18 @@ def _cluster_view(ctx: ServiceContext, cluster_id: str) -> dict:
         if mine:
             evidence[m.id] = mine[0]
     times = [m.publish_time for m in members if m.publish_time]
-    timeline = _timeline(members, min(times), max(times)) if times else []
+    timeline = _timeline(members, min(times), max(times), ctx.settings.default_tz) if times else []
     changes = [c.record() for c in ix.store.cluster_changes(cluster_id)]
     return dict(cluster_id=cluster_id, canonical=canonical, members=members, evidence=evidence, timeline=timeline,
                 changes=changes, first=min(times) if times else None, last=max(times) if times else None,
                 explained_all=len(members) <= MAX_EXPLAINED)
 
 
-def _timeline(members, first: datetime, last: datetime, width: int = 720) -> list[dict]:
+def _timeline(members, first: datetime, last: datetime, tz: tzinfo, width: int = 720) -> list[dict]:
     span = (last - first).total_seconds() or 1.0
     out = []
     for i, m in enumerate(m for m in members if m.publish_time):
         x = 20 + (width - 40) * (m.publish_time - first).total_seconds() / span
         out.append({"x": round(x, 1), "y": 20 + (i % 4) * 12, "id": m.id, "canonical": m.is_canonical,
-                    "title": f"{fmt_time(m.publish_time)} {m.source}: {m.title}"})
+                    "title": f"{fmt_time(m.publish_time, tz)} {m.source}: {m.title}"})
     return out
