@@ -543,6 +543,8 @@ class _BatchClusters:
         self._canonicals = canonicals
         self._pending_sides = pending_sides
         self._merged_into: dict[str, str] = {}
+        self._apart: list[frozenset[str]] | None = None  # labelled "different" pairs, read when first needed
+        self._labelled: dict[str, str] = {}  # their articles' clusters at the start of the batch
 
     def resolve(self, cluster_id: str) -> str:
         while cluster_id in self._merged_into:
@@ -566,6 +568,23 @@ class _BatchClusters:
 
     def side_of(self, article: StoredArticle) -> Side:
         return self._pending_sides.get(article.id) or self._indexer._side_for(article)
+
+    def kept_apart(self, a: str, b: str) -> bool:
+        """Whether a person said that an article of cluster ``a`` and one of ``b`` are different
+        stories (``indexer.labels``): the indexer never merges such clusters again."""
+        if self._apart is None:  # read once a batch, and only when a merge is considered
+            from .labels import different_pairs
+
+            self._apart = list(different_pairs(self._indexer.store.cluster_changes()))
+            ids = sorted({x for pair in self._apart for x in pair})
+            self._labelled = {k: v.cluster_id for k, v in self._indexer.store.get_many(ids).items()} if ids else {}
+        want = {a, b}
+        for pair in self._apart:
+            x, y = tuple(pair)
+            if x in self._labelled and y in self._labelled and \
+                    {self.resolve(self._labelled[x]), self.resolve(self._labelled[y])} == want:
+                return True
+        return False
 
     def merge(self, merges: list[ClusterChange]) -> None:
         for m in merges:

@@ -35,7 +35,7 @@ from ..errors import InvalidArticle, StoreError
 from ..settings import DaemonSettings, Settings
 from ..store.base import ClusterChange
 from .http_limits import ByteBudget
-from .labels import MERGE_REASON, labels_from_changes, split_reason
+from ..labels import MERGE_REASON, labels_from_changes, split_reason
 from .metrics import CONTENT_TYPE_LATEST, DaemonMetrics
 from .queue import QueueFull
 

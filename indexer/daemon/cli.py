@@ -162,7 +162,7 @@ def export_labels(store: str | None, config: str | None, sets: tuple[str, ...], 
     """Write each correction as {"a": article, "b": article, "label": 1 same story / 0 different,
     "kind", "by", "at"}: the pairs file `newsdedup tune` reads. The newest verdict on a pair wins."""
     from ..pipeline import Indexer
-    from .labels import labels_from_changes
+    from ..labels import labels_from_changes
 
     settings, _ = load_all(config, store, sets)
     try:

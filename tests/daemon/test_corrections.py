@@ -93,3 +93,25 @@ def test_splitting_the_canonical_labels_it_against_who_leads_the_rest(daemons):
     (leader,) = [cid for cid, members in rest.items() if len(members) == 2]
     assert (label["a"], label["label"]) == ("art-0001", 0) and label["b"] in rest[leader]
     assert d.stop() == 0
+
+
+def test_an_article_arriving_later_does_not_merge_what_a_person_split(daemons):
+    """art-0002 is an exact copy of art-0001; a person says they are different stories. A third
+    copy arriving later matches both: it joins one of them, and the two stay apart."""
+    d = daemons().start()
+    assert d.post([article(1), article(2, dup_of=1)]).status == 202
+    d.wait_drained()
+    r = d.request("POST", "/v1/clusters/art-0001/split", {"article_id": "art-0002"}, {"Content-Type": "application/json"})
+    assert r.status == 200
+    assert d.post([article(3, dup_of=1)]).status == 202
+    d.wait_drained()
+    assert d.stop() == 0
+    clusters = {a.id: a.cluster_id for a in read_store(d.store)}
+    assert clusters["art-0001"] != clusters["art-0002"], clusters
+    assert clusters["art-0003"] in (clusters["art-0001"], clusters["art-0002"])
+    # a person saying "same story" afterwards lifts it: a merge by hand is always possible
+    again = daemons(queue=d.queue).start()
+    r = again.request("POST", "/v1/clusters/merge", {"into": clusters["art-0001"], "from": clusters["art-0002"]},
+                      {"Content-Type": "application/json"})
+    assert r.status == 200 and r.json()["size"] == 3
+    assert again.stop() == 0

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from ..store.base import ClusterChange
+from .store.base import ClusterChange
 
 INDEXER = "indexer"  # ``by`` of the merges the indexer's own decisions made
 SPLIT_REASON = "not the same story as {partner}"
