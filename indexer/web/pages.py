@@ -48,7 +48,12 @@ def safe_href(url: str | None) -> str | None:
     return url.strip() if scheme in ("http", "https") else None
 
 
-def fmt_time(when: datetime | None, tz: tzinfo | None = None) -> str:
+def fmt_time(when: datetime | str | None, tz: tzinfo | None = None) -> str:
+    if isinstance(when, str):
+        try:
+            when = datetime.fromisoformat(when)
+        except ValueError:
+            return when
     if when is None:
         return "—"
     return (when.astimezone(tz) if tz is not None else when).strftime("%Y-%m-%d %H:%M")

@@ -31,13 +31,17 @@ def copy_of(original: dict, suffix: str, source: str, hours_later: int) -> dict:
 
 
 def corpus() -> list[dict]:
-    """32 stories on 3 days; s01 copied twice, s02 and s03 once each; the hostile story copied once."""
+    """32 stories on 3 days; s01 copied twice, s02 and s03 once each, s05 nearly; the hostile story copied once."""
     stories = [story(n, n % 3) for n in range(1, 33)]
     out = list(stories)
     out.append(copy_of(stories[0], "a", "人民网", 2))
     out.append(copy_of(stories[0], "b", "澎湃新闻", 5))
     out.append(copy_of(stories[1], "a", "新华网", 1))
     out.append(copy_of(stories[2], "a", "财经观察网", 3))
+    s05 = stories[4]  # a near copy: a wire credit and a by-line added
+    out.append({**s05, "id": "s05-n", "source": "新华网", "url": "https://repost.example.com/s05-n.html",
+                "content": "新华社电 " + s05["content"] + "记者 张明",
+                "publish_time": "2024-03-12T18:00:00+08:00"})
     hostile = {"id": "evil", "title": HOSTILE_TITLE, "content": HOSTILE_BODY, "url": HOSTILE_URL, "source": "<b>坏来源</b>",
                "publish_time": "2024-03-12T09:00:00+08:00"}
     out.append(hostile)

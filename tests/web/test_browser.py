@@ -118,6 +118,13 @@ def test_browse_filter_search_split_and_merge_in_chromium(browser_page, token_da
     page.wait_for_url(d.url + "/ui/clusters/s01/compare/s01-a")
     assert page.inner_text("#shared-ratio") == "100%"
     assert page.locator("#side-by-side .shared").count() >= 2
+    page.goto(d.url + "/ui/clusters/s05")
+    assert "near" in page.locator("#members tr[data-article='s05-n']").inner_text()
+    page.locator("#members tr[data-article='s05-n'] a.compare").click()
+    page.wait_for_url(d.url + "/ui/clusters/s05/compare/s05-n")
+    assert 80 <= int(page.inner_text("#shared-ratio").rstrip("%")) < 100
+    differs = page.locator("#side-by-side section").nth(1).locator(".differs").all_inner_texts()
+    assert [t.strip() for t in differs] == ["新华社电", "记者 张明"], differs
     _shot(page, "compare")
     page.goto(d.url + "/ui/articles/s01-b")
     assert "Duplicate (exact" in page.inner_text("#decision")

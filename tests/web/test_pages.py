@@ -82,6 +82,7 @@ def test_filters_search_sort_and_paging(open_daemon):
     assert _cluster_ids(b.get("/ui/clusters?q=repost.example.com%2Fs03")[2]) == ["s03"]
     # source, reason and publish-date filters
     assert set(_cluster_ids(b.get("/ui/clusters?reason=exact")[2])) == {"s01", "s02", "s03", "evil"}
+    assert _cluster_ids(b.get("/ui/clusters?reason=near")[2]) == ["s05"]
     by_source = set(_cluster_ids(b.get("/ui/clusters?source=%E6%BE%8E%E6%B9%83%E6%96%B0%E9%97%BB")[2]))  # 澎湃新闻
     assert "s01" in by_source and "s02" in by_source and "s04" not in by_source
     one_day = _cluster_ids(b.get("/ui/clusters?since=2024-03-11&until=2024-03-11")[2])
