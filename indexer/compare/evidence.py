@@ -62,7 +62,8 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
             # so headlines are held to the frame check; bodies that still share much of their
             # text only to their figures (a lottery draw, a price list under one headline).
             template = (
-                story_template_difference(a.text.clean_title, body_a, b.text.clean_title, body_b, read_bodies=False)
+                story_template_difference(a.text.clean_title, body_a, b.text.clean_title, body_b, titles_aligned=True,
+                                          read_bodies=False)
                 or place_conflict(lead(a.text), lead(b.text), a.text.clean_title + "。" + body_a, b.text.clean_title + "。" + body_b)
                 or (
                     story_template_difference(a.text.clean_title, body_a, b.text.clean_title, body_b, slots=FIGURE_SLOTS,
