@@ -19,6 +19,7 @@ class DaemonMetrics:
         self.requests = Counter("newsdedup_daemon_http_requests", "HTTP requests by route and status", ["route", "code"], registry=r)
         self.processed = Counter("newsdedup_indexer_articles", "Articles processed by the indexer, by decision", ["decision"], registry=r)
         self.duplicates = Counter("newsdedup_indexer_duplicates", "Duplicates found, by reason", ["reason"], registry=r)
+        self.merges = Counter("newsdedup_indexer_cluster_merges", "Clusters merged into another by an article that bridged them", registry=r)
         self.batch_seconds = Histogram("newsdedup_batch_seconds", "Seconds to decide and write one batch", registry=r,
                                        buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120))
         self.batch_size = Histogram("newsdedup_batch_articles", "Articles per batch", registry=r,
