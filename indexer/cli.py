@@ -128,6 +128,8 @@ def _print_summary(counts: Counter, rejected: int, elapsed: float, rejects: str)
     click.echo(f"new: {counts['new']}")
     reasons = ", ".join(f"{r} {counts[f'duplicate/{r}']}" for r in ("exact", "near", "semantic") if counts[f"duplicate/{r}"])
     click.echo(f"duplicates: {counts['duplicate']}" + (f" ({reasons})" if reasons else ""))
+    if counts["merged"]:
+        click.echo(f"clusters merged: {counts['merged']} (a later article bridged clusters that arrived apart)")
     click.echo(f"already indexed: {counts['already_indexed']}" + (" (re-ingest: nothing added)" if processed and counts["already_indexed"] == processed else ""))
     click.echo(f"rejected: {rejected}" + (f" (see {rejects})" if rejected else ""))
     click.echo(f"time: {elapsed:.1f}s, {rate:.1f} articles/s")

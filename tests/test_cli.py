@@ -191,3 +191,15 @@ def test_tune_names_a_side_that_is_not_an_article(tmp_path):
     p.write_text(json.dumps({"a": {"title": "CPI", "content": CPI}, "b": {"title": "", "content": ""}, "dup": 1}) + "\n", encoding="utf-8")
     r = CliRunner().invoke(main, ["tune", str(p), "--label", "dup", "--set", "embedding.model=none"])
     assert r.exit_code == 1 and "pair 1 b: neither title nor content" in r.output, r.output
+
+
+def test_the_summary_names_merged_clusters(capsys):
+    from collections import Counter
+
+    from indexer.cli import _print_summary
+
+    _print_summary(Counter({"new": 2, "duplicate": 1, "duplicate/near": 1, "merged": 1}), 0, 1.0, "rejects.jsonl")
+    out = capsys.readouterr().out
+    assert "clusters merged: 1" in out
+    _print_summary(Counter({"new": 2}), 0, 1.0, "rejects.jsonl")
+    assert "merged" not in capsys.readouterr().out
