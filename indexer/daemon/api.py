@@ -337,7 +337,7 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
             return user
         return request.headers.get("x-newsdedup-user", "")[:100] or "api"
 
-    def authorised(request: Request) -> None:
+    async def authorised(request: Request) -> None:  # async: no thread hop for a header check
         token = ctx.d.auth_token
         if not token or bearer_ok(request, token):
             return
@@ -455,8 +455,6 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
 
     app.include_router(open_routes)
     app.include_router(api)
-    app.state.authorised = authorised
-    app.state.who = who
 
     def openapi() -> dict:
         if app.openapi_schema is None:
