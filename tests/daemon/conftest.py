@@ -42,7 +42,11 @@ class DaemonProc:
         self.tmp = tmp
         self.cwd = cwd or tmp
         self.store = store or tmp / "store"
-        self.queue = self.store / "queue" if queue_with_store else (queue or tmp / f"queue-{name}")
+        remote = str(self.store).startswith(("http://", "https://"))
+        if queue_with_store:  # where the daemon puts it: in the store directory (None: an Elasticsearch store's)
+            self.queue = None if remote else Path(self.store) / "queue"
+        else:
+            self.queue = queue or tmp / f"queue-{name}"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.sets = {"embedding.model": "none", "daemon.batch_wait_seconds": "0.05",

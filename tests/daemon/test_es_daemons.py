@@ -46,3 +46,42 @@ def test_two_daemons_one_index_failover(daemons):
             pass
         finally:
             client.close()
+
+
+def test_corrections_and_the_queue_with_an_elasticsearch_store(daemons, tmp_path):
+    """With Elasticsearch the queue lives under daemon.queue_base named after the index, and the
+    corrections are in the index: split, merge, labels, and a later copy does not re-merge."""
+    from tests.es.server import require_server
+
+    server = require_server()
+    if server.auth:
+        pytest.skip("this test passes no credentials to the daemons")
+    index = f"ndtest-{uuid.uuid4().hex[:10]}"
+    base = tmp_path / "queues"
+    sets = {"es.index": index, "es.replicas": "0", "es.write_refresh": "wait_for", "daemon.queue_base": str(base)}
+    d = daemons(store=server.url, sets=sets, queue_with_store=True)
+    try:
+        d.start()
+        (queue_dir,) = list(base.iterdir())
+        assert queue_dir.name.startswith(f"{index}@") and (queue_dir / "queue.sqlite3").is_file()
+        assert d.post([article(1), article(2, dup_of=1), article(3), article(4, dup_of=3)]).status == 202
+        d.wait_drained()
+        json_type = {"Content-Type": "application/json"}
+        assert d.request("POST", "/v1/clusters/art-0001/split", {"article_id": "art-0002"}, json_type).status == 200
+        r = d.request("POST", "/v1/clusters/merge", {"into": "art-0001", "from": "art-0003"}, json_type)
+        assert r.status == 200 and r.json()["size"] == 3, r.body
+        labels = [(x["a"], x["b"], x["label"]) for x in d.get("/v1/labels").json()["labels"]]
+        assert labels == [("art-0002", "art-0001", 0), ("art-0003", "art-0001", 1)]
+        assert d.post([article(5, dup_of=1)]).status == 202  # a copy of both sides of the split
+        d.wait_drained()
+        a1, a2 = (d.get(f"/v1/articles/art-000{i}").json()["cluster_id"] for i in (1, 2))
+        assert a1 != a2
+        assert d.stop() == 0
+    finally:
+        client = server.client()
+        try:
+            client.indices.delete(index=f"{index}*", ignore_unavailable=True)
+        except Exception:  # noqa: BLE001 - cleanup only
+            pass
+        finally:
+            client.close()
