@@ -368,11 +368,12 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
     open_routes = APIRouter()
     api = APIRouter(dependencies=[Depends(authorised)], responses={401: ERR})
 
-    @open_routes.get("/healthz", name="healthz", response_model=Health)
+    @open_routes.api_route("/healthz", methods=["GET", "HEAD"], name="healthz", response_model=Health)
     async def healthz() -> Health:
         return Health(status="ok")
 
-    @open_routes.get("/readyz", name="readyz", response_model=Readiness, responses={503: {"model": Readiness}})
+    @open_routes.api_route("/readyz", methods=["GET", "HEAD"], name="readyz", response_model=Readiness,
+                           responses={503: {"model": Readiness}})
     def readyz() -> Response:
         if ctx.daemon is None:
             reasons = [] if ctx.current_indexer() is not None else ["the store is not open yet"]

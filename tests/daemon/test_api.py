@@ -39,6 +39,9 @@ def test_post_formats_reads_and_metrics(daemons):
     assert {c["cluster_id"] for c in top} == {"art-0001", "art-0004"} and all(c["size"] == 2 for c in top)
     assert d.get("/v1/clusters?top=zero").status == 400
     assert d.get("/v1/clusters/none-such").status == 404
+    head = d.request("HEAD", "/healthz")  # probes that send HEAD get the status without a body
+    assert head.status == 200 and head.body == b""
+    assert d.request("HEAD", "/readyz").status == 200
 
     m = d.metrics()
     assert m['newsdedup_daemon_articles_accepted_total{origin=http}'] == 5
