@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import resource
 import socket
 import threading
 
@@ -36,6 +37,22 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def raise_open_files_limit(wanted: int) -> int:
+    """Each connection is a file descriptor: lift the soft limit towards ``wanted`` (never past
+    the hard limit) and say so when it cannot reach it. Returns the limit in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= wanted:
+        return wanted
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if target > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    if soft < wanted:
+        log.warning("open files are limited to %d (ulimit -n): fewer than daemon.max_connections needs (%d); "
+                    "connections beyond it wait in the listen backlog", soft, wanted)
+    return soft
+
+
 def build_app(ctx: ServiceContext):
     """The API and the browser view for one context."""
     from ..web import mount_web
@@ -47,6 +64,7 @@ class HttpServer:
     def __init__(self, ctx: ServiceContext):
         d = ctx.d
         self.ctx = ctx
+        raise_open_files_limit(d.max_connections + 256)  # + the store's files, the queue, the model
         self.sock = bind(d.host, d.port)
         limits = ConnectionLimits(max_connections=d.max_connections, read_timeout=d.read_timeout_seconds,
                                   request_deadline=d.request_read_seconds, retry_after=d.retry_after_seconds,
