@@ -18,7 +18,10 @@ copy bridge between it and the canonical (the original between its trimmed head 
 A copy bridge is exact or near to both sides, and not a fragment of both: two articles that quote
 one paragraph are not one story because the paragraph is reposted alone. When the bridge holds
 both sides (the original holding a head and a tail, or a digest holding two stories' leads), the
-two sides must also read as one topic (embedding cosine >= ``decision.semantic_min_cosine``).
+two sides must also read as one story: an event score of at least ``decision.cluster_threshold``
+to each other with no templated difference and no conflicting specifics (the bar a member must
+reach to its cluster's canonical). Cosine alone does not do: a head and a tail of one text open
+with different paragraphs, and the embedding reads the opening.
 """
 
 from __future__ import annotations
@@ -107,12 +110,7 @@ def _admits(side: Side, cand: Candidate, cluster_id: str, view: ClusterView, set
     if canon is None:  # canonical vanished (deleted by hand): trust the direct match
         return True
     ev = compare_sides(side, canon, settings)
-    if judge(ev, settings.decision, settings.simhash) is not None:
-        return True
-    if (
-        ev.template is None and ev.specifics is None and ev.event_score is not None
-        and ev.event_score >= settings.decision.cluster_threshold
-    ):
+    if judge(ev, settings.decision, settings.simhash) is not None or _one_story(ev, settings):
         return True
     if cand.verdict.reason not in COPY_REASONS:
         return False
@@ -129,8 +127,16 @@ def copy_bridge(bridge: Side, ev_p: PairEvidence, p: Side, ev_q: PairEvidence, q
     if roles == ("fragment", "fragment"):
         return False
     if roles == ("holder", "holder"):
-        return p.vector is not None and q.vector is not None and float(p.vector @ q.vector) >= settings.decision.semantic_min_cosine
+        return _one_story(compare_sides(p, q, settings), settings)
     return True
+
+
+def _one_story(ev: PairEvidence, settings: Settings) -> bool:
+    """The bar a near or semantic member must reach to its cluster's canonical article."""
+    return (
+        ev.template is None and ev.specifics is None and ev.event_score is not None
+        and ev.event_score >= settings.decision.cluster_threshold
+    )
 
 
 def _role(bridge: Side, other: Side, ev: PairEvidence, settings: Settings) -> str:

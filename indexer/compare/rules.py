@@ -39,6 +39,9 @@ class Reason(str, Enum):
 
 _NUMBER = re.compile(r"\d+(?:[.,:：/]\d+)*%?|[零〇一二两三四五六七八九十百千万亿]+(?=[年月日号时点分秒元角股只家名人起例个位%])")
 _NOUNISH = {"n", "nr", "ns", "nt", "nz", "nrt", "nrfg", "eng", "x", "j"}
+# How a report refers to its own writer or outlet: reposts swap these for each other (记者 for 笔者,
+# 本报 for 本网) to hide where a story came from, and no templated report varies them.
+_SELF_REFERENCES = frozenset("记者 笔者 小编 编者 作者 本报 本台 本网 本刊 本站 该报 我们 本报记者 本台记者 本网记者".split())
 # Words that change the meaning of a templated report when swapped for a word of another class
 # (涨 for 跌, 黄色 for 橙色); words of one class are rewordings of each other (涨 / 上涨).
 _POLARITY_CLASSES = {
@@ -87,7 +90,8 @@ def _slot(words: list[tuple[str, str]]) -> tuple[str, frozenset[str]] | None:
     polar = frozenset(w for w, _ in words if w in _POLARITY)
     if polar:
         return "polarity:" + "+".join(sorted({_POLARITY[w] for w in polar})), polar
-    names = frozenset(w for w, f in words if f in _NOUNISH and len(w) >= 2 and not _NUMBER.fullmatch(w))
+    names = frozenset(w for w, f in words
+                      if f in _NOUNISH and len(w) >= 2 and not _NUMBER.fullmatch(w) and w not in _SELF_REFERENCES)
     if names:
         return "name", names
     return None
