@@ -20,6 +20,7 @@ import hmac
 import json
 import logging
 import re
+import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable
@@ -73,6 +74,19 @@ class ServiceContext:
     def __post_init__(self) -> None:
         self.body_budget = ByteBudget(self.d.max_inflight_body_bytes)
         self.metrics.body_bytes_in_flight.set_function(lambda: self.body_budget.used)
+        self._explainer: "Indexer | None" = None
+        self._explain_lock = threading.Lock()
+
+    def explain(self, article_id: str, limit: int = 5) -> dict:
+        """``Indexer.explain`` for the routes: on an indexer of their own over the same store
+        (its cache of text sides is not shared with the worker's), one explanation at a time."""
+        from ..pipeline import Indexer
+
+        ix = self.indexer()
+        with self._explain_lock:
+            if self._explainer is None or self._explainer.store is not ix.store:
+                self._explainer = Indexer(ix.settings, ix.store, ix.featurizer)
+            return self._explainer.explain(article_id, limit)
 
     def retry_after(self) -> dict[str, str]:
         return {"Retry-After": str(self.d.retry_after_seconds)}

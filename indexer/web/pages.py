@@ -238,7 +238,7 @@ def add_pages(app: FastAPI, view: WebView) -> None:
     async def article(request: Request, article_id: str) -> Response:
         def load():
             try:
-                return ctx.indexer().explain(article_id, limit=10)
+                return ctx.explain(article_id, limit=10)
             except KeyError:
                 raise ApiError(404, f"no such article: {article_id}") from None
 
@@ -308,7 +308,7 @@ def _cluster_view(ctx: ServiceContext, cluster_id: str) -> dict:
         if m.id == cluster_id:
             continue
         try:
-            rows = ix.explain(m.id, limit=3)["comparisons"]
+            rows = ctx.explain(m.id, limit=3)["comparisons"]
         except KeyError:
             continue
         mine = [r for r in rows if r["role"] == "dup_of"] or [r for r in rows if r["role"] == "canonical"]
