@@ -57,3 +57,26 @@ def test_the_crawlers_plug_into_the_cli_and_the_daemon_by_entry_point():
     assert daemon_crawl.CrawlScheduler is CrawlScheduler
     with pytest.raises(ConfigError, match="daemon.crawl_sources"):
         load(DAEMON, "no_such_part", "daemon.crawl_sources")
+
+
+def test_the_daemon_takes_the_crawlers_only_when_it_runs_scheduled_crawls(tmp_path):
+    """Importing the daemon loads nothing of the crawlers package; a daemon with crawl sources
+    gets the crawlers' scheduler through the entry point."""
+    import subprocess
+    import sys
+
+    sources = tmp_path / "sources.toml"
+    sources.write_text('[[sources]]\nname = "site"\ntype = "feed"\nstart_urls = ["http://127.0.0.1:9/rss.xml"]\n', encoding="utf-8")
+    code = (
+        "import sys\n"
+        "import indexer.daemon.service as service\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'crawlers'))\n"
+        "from indexer.settings import load_settings\n"
+        f"s = load_settings(environ={{}}, overrides={{'store.path': {str(tmp_path / 'store')!r}, 'embedding.model': 'none',"
+        f" 'daemon.port': '0', 'daemon.crawl_sources': {str(sources)!r}}})\n"
+        "d = service.Daemon(s, s.daemon)\n"
+        "print(type(d.crawler).__module__, type(d.crawler).__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[]", "crawlers.scheduled CrawlScheduler"]

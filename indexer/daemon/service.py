@@ -17,7 +17,7 @@ from typing import Callable
 from ..settings import DaemonSettings, Settings
 from .api import ServiceContext
 from .http_server import HttpServer
-from .crawl import CrawlScheduler
+from . import crawl  # its CrawlScheduler comes from the crawlers package, looked up only when used
 from .metrics import DaemonMetrics
 from .queue import DurableQueue
 from .queue_home import queue_dir_for, store_identity
@@ -37,11 +37,11 @@ class Daemon:
         self.metrics = DaemonMetrics(self.queue.depth, lambda: 0.0 if self.not_ready_reasons() else 1.0,
                                      lambda: 1.0 if self.lease_held() else 0.0, self.queue.dead_count)
         self.worker = Worker(settings, dsettings, self.queue, self.metrics, indexer_factory=indexer_factory)
-        self.crawler: CrawlScheduler | None = None
+        self.crawler: crawl.CrawlScheduler | None = None
         if dsettings.crawl_sources:
             state_dir = dsettings.crawl_state_dir or str(self.queue_dir / "crawl-state")
-            self.crawler = CrawlScheduler(dsettings.crawl_sources, state_dir, self.queue, settings, self.metrics,
-                                          dsettings.crawl_interval_seconds, dsettings.crawl_batch_size)
+            self.crawler = crawl.CrawlScheduler(dsettings.crawl_sources, state_dir, self.queue, settings, self.metrics,
+                                                dsettings.crawl_interval_seconds, dsettings.crawl_batch_size)
         ctx = ServiceContext(settings, dsettings, self.metrics, lambda: self.worker.indexer, daemon=self)
         self.httpd = HttpServer(ctx)  # binds now: a port in use fails the start, not a thread
         self.stop_requested = threading.Event()
