@@ -99,9 +99,6 @@ class PreparedBatch:
     parts: list[Future]
     _features: dict[str, tuple[TextFeatures, np.ndarray | None]] | None = field(default=None, repr=False)
 
-    def __len__(self) -> int:
-        return len(self.outcomes)
-
     def features(self) -> dict[str, tuple[TextFeatures, np.ndarray | None]]:
         """Wait for the features (by article id); raises what a stage raised."""
         if self._features is None:
