@@ -32,8 +32,10 @@ def load_all(config: str | None, store: str | None, sets: tuple[str, ...], host:
 @click.option("--port", default=None, type=click.IntRange(0, 65535), help="Port (daemon.port; default 8080).")
 @click.option("--log-level", default="info", show_default=True, type=click.Choice(["debug", "info", "warning", "error"]))
 def serve(store: str | None, config: str | None, sets: tuple[str, ...], host: str | None, port: int | None, log_level: str) -> None:
-    """Run the ingest daemon: POST /v1/articles, GET /v1/articles/{id}, /v1/clusters, /healthz,
-    /readyz, /metrics. SIGTERM drains the queue and exits 0."""
+    """Run the ingest daemon: POST /v1/articles, GET /v1/articles/{id}, /v1/clusters, corrections
+    (/v1/clusters/{id}/split, /v1/clusters/merge, /v1/labels), /healthz, /readyz, /metrics, the
+    OpenAPI spec at /openapi.json and the browser view at /ui/clusters. The queue lives with the
+    store. SIGTERM drains the queue and exits 0."""
     from .service import run
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)

@@ -158,6 +158,7 @@ def add_pages(app: FastAPI, view: WebView) -> None:
         return run
 
     @app.get("/", include_in_schema=False)
+    @app.get("/ui", include_in_schema=False)
     async def root() -> Response:
         return RedirectResponse("/ui/clusters", status_code=303)
 
