@@ -293,6 +293,8 @@ class Worker(threading.Thread):
     def _count(self, outcomes) -> None:
         for o in outcomes:
             self.metrics.processed.labels(o.decision.value).inc()
+            if o.merged:
+                self.metrics.merges.inc(len(o.merged))
             if o.decision is Decision.DUPLICATE and o.reason:
                 self.metrics.duplicates.labels(o.reason).inc()
             if o.decision is Decision.REJECTED:
