@@ -179,8 +179,10 @@ def test_poison_article_moves_to_dead_letters_others_indexed_and_requeue_brings_
 
 def test_second_signal_ends_the_drain_and_keeps_the_rest_queued(daemons):
     sets = {"daemon.batch_size": "5", "daemon.shutdown_grace_seconds": "120"}
-    d = daemons(flaky=True, env={"NDTEST_WRITE_DELAY": "0.3"}, sets=sets).start()
-    corpus = _corpus(100)  # 20 batches of 0.3 s each: a drain of about 6 s
+    # 20 batches of 1 s each: a drain of about 20 s, far longer than a loaded machine takes to
+    # deliver two signals (with 0.3 s batches the drain sometimes finished before the second one)
+    d = daemons(flaky=True, env={"NDTEST_WRITE_DELAY": "1.0"}, sets=sets).start()
+    corpus = _corpus(100)
     assert d.post(corpus).status == 202
     d.signal(signal.SIGTERM)
     d.wait_for(lambda: "shutting down" in d.get("/readyz").json()["reasons"], 10, "the first signal handled")
