@@ -67,7 +67,7 @@ class DecisionSettings:
     knn_num_candidates: int = _opt(100, lo=1, hi=10000, doc="candidates per shard considered by approximate kNN")
     knn_min_cosine: float = _opt(0.30, lo=-1.0, hi=1.0, doc="embedding cosine below which kNN neighbours are not candidates")
     cosine_weight: float = _opt(0.5, lo=0.0, hi=2.0, doc="event score = cosine_weight x embedding cosine + headline similarity")
-    event_threshold: float = _opt(0.55, lo=-2.0, hi=3.0, doc="event score needed for a semantic match")
+    event_threshold: float = _opt(0.50, lo=-2.0, hi=3.0, doc="event score needed for a semantic match")
     semantic_min_cosine: float = _opt(0.60, lo=-1.0, hi=1.0, doc="embedding cosine a semantic match needs whatever the headlines share")
     near_containment: float = _opt(0.80, lo=0.0, hi=1.0, doc="shingle containment that makes a trimmed repost a near match")
     cluster_threshold: float = _opt(0.40, lo=-2.0, hi=3.0, doc="a near/semantic joiner must reach this event score to the cluster's canonical article")
