@@ -476,7 +476,14 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
             from fastapi.openapi.utils import get_openapi
 
             schema = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
-            schema.setdefault("components", {}).setdefault("schemas", {})["ArticleIn"] = ARTICLE_IN_SCHEMA
+            components = schema.setdefault("components", {})
+            components.setdefault("schemas", {})["ArticleIn"] = ARTICLE_IN_SCHEMA
+            components["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer",
+                                                        "description": "daemon.auth_token, when one is set"}}
+            for path, item in schema.get("paths", {}).items():
+                if path not in ("/healthz", "/readyz", "/metrics"):
+                    for op in item.values():
+                        op["security"] = [{"bearer": []}]
             for path in schema.get("paths", {}).values():
                 for op in path.values():  # invalid parameters answer 400 (see _invalid), not FastAPI's 422
                     responses = op.get("responses", {})

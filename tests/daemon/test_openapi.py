@@ -54,5 +54,6 @@ def test_the_spec_names_every_route_and_the_corrections(spec_daemon):
     post = paths["/v1/articles"]["post"]
     assert {"202", "400", "401", "411", "413", "422", "429", "503"} <= set(post["responses"])
     assert "application/x-ndjson" in post["requestBody"]["content"]
+    assert paths["/v1/labels"]["get"]["security"] == [{"bearer": []}] and "security" not in paths["/healthz"]["get"]
     merge = spec["components"]["schemas"]["MergeRequest"]
     assert set(merge["required"]) == {"into", "from"}
