@@ -24,7 +24,7 @@ from ..daemon.api import ApiError, ServiceContext, apply_merge, apply_split
 from ..errors import StoreError
 from . import charts
 from .cluster_index import SORTS, ClusterFilter, ClusterIndex, duplicate_rate_per_source, duplicates_per_day, page_of
-from .sessions import COOKIE, Session, Sessions, clean_user_name
+from .sessions import COOKIE, LoginThrottle, Session, Sessions, clean_user_name
 from .text_diff import side_by_side
 
 log = logging.getLogger(__name__)
@@ -86,6 +86,7 @@ def _date(text: str | None) -> date | None:
 class WebView:
     def __init__(self, ctx: ServiceContext, sessions: Sessions):
         self.ctx, self.sessions = ctx, sessions
+        self.throttle = LoginThrottle()
         self.env = environment(ctx.settings.default_tz)
         self._index: ClusterIndex | None = None
         self._index_store = None
@@ -172,7 +173,12 @@ def add_pages(app: FastAPI, view: WebView) -> None:
         fields = await view.form(request, need_csrf=False)
         token = ctx.d.auth_token
         target = _local_path(fields.get("next", ""))
+        if token and (wait := view.throttle.wait_seconds()):
+            resp = view.page(request, "login.html", status=429, next=target, failed=False, wait=wait)
+            resp.headers["Retry-After"] = str(wait)
+            return resp
         if token and not hmac.compare_digest(fields.get("token", "").encode(), token.encode()):
+            view.throttle.failed()
             log.info("browser login refused (wrong token)")
             return view.page(request, "login.html", status=401, next=target, failed=True)
         session = view.sessions.create(clean_user_name(fields.get("name", "")) or "browser")

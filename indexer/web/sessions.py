@@ -61,3 +61,26 @@ def clean_user_name(text: str) -> str:
     """A name people give at login, as recorded with their corrections."""
     name = " ".join(text.split())[:60]
     return "".join(ch for ch in name if ch.isprintable())
+
+
+class LoginThrottle:
+    """Wrong tokens allowed per window, for the whole process: beyond it logins are refused until
+    the window has passed, so guessing the token from a browser form is slow."""
+
+    def __init__(self, attempts: int = 10, window_seconds: float = 60.0):
+        self._attempts, self._window = attempts, window_seconds
+        self._failures: list[float] = []
+        self._lock = threading.Lock()
+
+    def wait_seconds(self) -> int:
+        """0 when a login may be tried now, else how long to wait."""
+        now = time.monotonic()
+        with self._lock:
+            self._failures = [t for t in self._failures if now - t < self._window]
+            if len(self._failures) < self._attempts:
+                return 0
+            return max(1, int(self._window - (now - self._failures[0])) + 1)
+
+    def failed(self) -> None:
+        with self._lock:
+            self._failures.append(time.monotonic())

@@ -124,4 +124,9 @@ def test_token_login_session_cookie_and_csrf(token_daemon):
     _, _, page = b.get("/ui/clusters")
     assert b.post("/ui/logout", {"csrf": _csrf(page)})[0] == 303
     assert b.get("/ui/clusters")[0] == 303
+    # guessing is slow: after 10 wrong tokens a minute even the right one waits
+    statuses = [b.post("/ui/login", {"token": f"guess-{i}"})[0] for i in range(10)]
+    assert statuses == [401] * 9 + [429]  # one wrong try above: nine more fill the window
+    status, headers, html = b.post("/ui/login", {"token": TOKEN})
+    assert status == 429 and int(headers["Retry-After"]) >= 1 and "Too many wrong tokens" in html
     assert TOKEN not in d.log_text()
