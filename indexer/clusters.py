@@ -69,6 +69,8 @@ class ClusterView(Protocol):
 
     def side_of(self, article: StoredArticle) -> Side: ...
 
+    def kept_apart(self, a: str, b: str) -> bool: ...
+
 
 def assign(side: Side, candidates: list[Candidate], view: ClusterView, settings: Settings) -> Assignment:
     """The cluster ``side`` joins: its strongest confirmed match whose cluster admits it, plus
@@ -89,10 +91,10 @@ def assign(side: Side, candidates: list[Candidate], view: ClusterView, settings:
         return Assignment(None, side.id)
     primary, *others = admitted
     group = {primary: ""}
-    kept_apart = getattr(view, "kept_apart", None)  # clusters a person split apart stay apart
     for cid in others:
         why = _merge_reason(side, admitted[primary], admitted[cid], primary, cid, view, settings)
-        if why and not (kept_apart and any(kept_apart(cid, other) for other in group)):
+        # clusters a person split apart stay apart
+        if why and not any(view.kept_apart(cid, other) for other in group):
             group[cid] = why
     survivor = min(group, key=lambda cid: _age(view, cid))
     merges = [
