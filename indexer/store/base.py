@@ -145,6 +145,15 @@ class ClusterChange:
                 "reason": self.reason, "by": self.by, "at": self.at.isoformat() if self.at else None}
 
 
+def moved_article(change: ClusterChange) -> str:
+    """The article a split moves; a change that is no split, or names no article, is refused."""
+    if change.kind != "split":
+        raise ValueError(f"split_article takes a split; got a {change.kind!r} change of {change.article_id}")
+    if change.article_id is None:
+        raise ValueError("a split names the article to move")
+    return change.article_id
+
+
 @dataclass(frozen=True)
 class StoreStats:
     articles: int

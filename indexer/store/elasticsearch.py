@@ -42,7 +42,7 @@ import numpy as np
 
 from ..errors import BulkWriteError, StoreError, StoreSchemaError, StoreUnavailable
 from ..features.simhash import from_signed, to_signed
-from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow
+from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, moved_article
 from .es_bulk import RETRYABLE_STATUS, bulk_create, bulk_update, dead_letter
 from .es_changes import APPLIED, APPLYING, PENDING, SKIPPED, ChangeLog, LoggedChange
 from .es_config import check_version, client_from_settings, translate
@@ -489,11 +489,7 @@ class ElasticsearchStore:
         self.write([], merges)
 
     def split_article(self, change: ClusterChange) -> str | None:
-        aid = change.article_id
-        if aid is None:
-            raise ValueError("a split names the article to move")
-        if change.kind != "split":
-            raise ValueError(f"split_article takes a split; got a {change.kind!r} change of {aid}")
+        aid = moved_article(change)
         with self._lock:
             self._require_changes()
             self._finish_changes()

@@ -14,6 +14,7 @@ import logging
 import os
 import sqlite3
 import threading
+from contextlib import contextmanager
 from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,7 +24,7 @@ import numpy as np
 
 from ..errors import StoreError, StoreSchemaError
 from ..features.simhash import from_signed, to_signed
-from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow
+from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, moved_article
 from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, stack
 
 log = logging.getLogger(__name__)
@@ -397,8 +398,7 @@ class SqliteStore:
         now = datetime.now(timezone.utc).isoformat()
         new_rows: list[tuple[int, float | None, np.ndarray]] = []
         with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
+            with self._transaction(f"writing {len(articles)} articles"):
                 for a in articles:
                     vec = None
                     if a.vector is not None:
@@ -426,12 +426,6 @@ class SqliteStore:
                             new_rows.append((rid, _ts(a.publish_time), a.vector))
                 for change in merges:  # one transaction with the articles whose decisions made them
                     self._merge(change)
-                self._db.execute("COMMIT")
-            except BaseException as exc:
-                self._rollback()
-                if isinstance(exc, sqlite3.Error):
-                    raise StoreError(f"writing {len(articles)} articles failed: {exc}") from exc
-                raise
             if merges:
                 self._candidate_rows.clear()  # rows of merged clusters changed
             if new_rows and self._ann is not None:
@@ -441,9 +435,20 @@ class SqliteStore:
                 if self._unsaved >= ANN_SAVE_EVERY:
                     self._save_ann()
 
-    def _rollback(self) -> None:
-        if self._db.in_transaction:
-            self._db.execute("ROLLBACK")
+    @contextmanager
+    def _transaction(self, what: str) -> Iterator[None]:
+        """One write transaction (the caller holds the lock): committed when the block ends,
+        rolled back on any error, SQLite errors raised as StoreError naming ``what``."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self._db.execute("COMMIT")
+        except BaseException as exc:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise StoreError(f"{what} failed: {exc}") from exc
+            raise
 
     # ---- merges and splits -----------------------------------------------------------------------
     def _current_cluster(self, article_id: str) -> str | None:
@@ -474,12 +479,9 @@ class SqliteStore:
         self.write([], merges)
 
     def split_article(self, change: ClusterChange) -> str | None:
-        aid = change.article_id
-        if aid is None:
-            raise ValueError("a split names the article to move")
+        aid = moved_article(change)
         with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
+            with self._transaction(f"splitting {aid} out of its cluster"):
                 source = self._current_cluster(aid)
                 if source is None:
                     raise KeyError(aid)
@@ -510,12 +512,6 @@ class SqliteStore:
                         (into, into, MANUAL, aid),
                     )
                 self._log(change, into, source)
-                self._db.execute("COMMIT")
-            except BaseException as exc:
-                self._rollback()
-                if isinstance(exc, sqlite3.Error):
-                    raise StoreError(f"splitting {aid} out of its cluster failed: {exc}") from exc
-                raise
             self._candidate_rows.clear()
         return new_canonical
 
