@@ -19,7 +19,6 @@ import argparse
 import itertools
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np

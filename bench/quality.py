@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import datasets  # noqa: E402
 
-from indexer.evaluation import bcubed_prf, binary_prf, over_runs, pairwise_prf, spread  # noqa: E402
+from indexer.evaluation import binary_prf, over_runs, pairwise_prf, spread  # noqa: E402
 from indexer.pipeline import Indexer  # noqa: E402
 from indexer.settings import load_settings  # noqa: E402
 

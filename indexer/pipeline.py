@@ -418,7 +418,6 @@ class Indexer:
         in_batch = MemoryIndex()  # the batch's decided articles, asked like the store
         view = _BatchClusters(self, canonicals, pending_sides)
         merges: list[ClusterChange] = []
-        d = self.settings.decision
         now = datetime.now(timezone.utc)
         for pos, (i, side, window) in enumerate(zip(fresh, sides, windows)):
             article = articles[i]

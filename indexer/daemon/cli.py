@@ -7,7 +7,6 @@ import json
 import logging
 import sys
 from datetime import datetime, timezone
-from pathlib import Path
 
 import click
 

@@ -16,7 +16,7 @@ import threading
 
 import uvicorn
 
-from .api import ServiceContext, create_app
+from .api import ServiceContext
 from .http_limits import ConnectionLimits, guarded_protocol
 
 log = logging.getLogger(__name__)

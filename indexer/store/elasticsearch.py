@@ -489,7 +489,7 @@ class ElasticsearchStore:
         self.write([], merges)
 
     def split_article(self, change: ClusterChange) -> str | None:
-        aid = moved_article(change)
+        moved_article(change)  # a split that names its article, or ValueError
         with self._lock:
             self._require_changes()
             self._finish_changes()
