@@ -35,6 +35,7 @@ from .compare.rules import Reason, Verdict, judge, near_limit
 from .compare.sides import Side
 from .settings import Settings
 from .store import ClusterChange, StoredArticle
+from .store.base import INDEXER
 
 REASON_RANK = {Reason.EXACT: 3, Reason.NEAR: 2, Reason.SEMANTIC: 1}
 # A bridge of these reasons to both clusters proves they hold copies of one text.
@@ -99,7 +100,7 @@ def assign(side: Side, candidates: list[Candidate], view: ClusterView, settings:
     survivor = min(group, key=lambda cid: _age(view, cid))
     merges = [
         ClusterChange("merge", into=survivor, source=cid, article_id=side.id,
-                      reason=group[cid] or group[survivor], by="indexer")
+                      reason=group[cid] or group[survivor], by=INDEXER)
         for cid in group if cid != survivor
     ]
     return Assignment(admitted[primary], survivor, merges)

@@ -17,9 +17,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from .store.base import ClusterChange
-
-INDEXER = "indexer"  # ``by`` of the merges the indexer's own decisions made
+from .store.base import INDEXER, ClusterChange
 SPLIT_REASON = "not the same story as {partner}"
 MERGE_REASON = "same story"
 _PARTNER = re.compile(r"not the same story as (.+)$")

@@ -571,7 +571,7 @@ class _BatchClusters:
         if self._apart is None:  # read once a batch, and only when a merge is considered
             from .labels import different_pairs
 
-            self._apart = list(different_pairs(self._indexer.store.cluster_changes()))
+            self._apart = list(different_pairs(self._indexer.store.cluster_changes(corrections_only=True)))
             ids = sorted({x for pair in self._apart for x in pair})
             self._labelled = {k: v.cluster_id for k, v in self._indexer.store.get_many(ids).items()} if ids else {}
         want = {a, b}

@@ -123,6 +123,7 @@ class KnnQuery:
     exclude_id: str | None = None
 
 
+INDEXER = "indexer"  # ``by`` of the changes the indexer's own decisions made (everything else: a person)
 MERGED = "merged"  # dup_reason of a canonical article whose cluster was merged into another
 MANUAL = "manual"  # dup_reason of an article a person moved into a cluster
 
@@ -182,7 +183,7 @@ class Store(Protocol):
 
     def split_article(self, change: ClusterChange) -> str | None: ...
 
-    def cluster_changes(self, cluster_id: str | None = None) -> list[ClusterChange]: ...
+    def cluster_changes(self, cluster_id: str | None = None, *, corrections_only: bool = False) -> list[ClusterChange]: ...
 
     def cluster_members(self, cluster_id: str) -> list[StoredArticle]: ...
 

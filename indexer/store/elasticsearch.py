@@ -499,13 +499,13 @@ class ElasticsearchStore:
             self._apply_changes([entry])
             return plan["new_canonical"]
 
-    def cluster_changes(self, cluster_id: str | None = None) -> list[ClusterChange]:
+    def cluster_changes(self, cluster_id: str | None = None, *, corrections_only: bool = False) -> list[ClusterChange]:
         with self._lock:
             if not self._changes_ready:
                 self._changes_ready = self._changes.open(create=False)
             if not self._changes_ready:
                 return []  # no log index: nothing was ever changed
-            return self._changes.applied(cluster_id)
+            return self._changes.applied(cluster_id, corrections_only=corrections_only)
 
     def _require_changes(self) -> None:
         """A change is never applied without its log entry (it could not be finished after a crash)."""

@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterator, Sequence
 
 from ..errors import StoreError
-from .base import ClusterChange
+from .base import INDEXER, ClusterChange
 from .es_config import translate
 
 log = logging.getLogger(__name__)
@@ -234,11 +234,14 @@ class ChangeLog:
         """Changes recorded but not finished, oldest first."""
         return list(self._scan({"terms": {"state": list(UNFINISHED)}}, f"reading unfinished changes in {self.index}"))
 
-    def applied(self, cluster_id: str | None = None) -> list[ClusterChange]:
-        """Applied changes, oldest first; with ``cluster_id``, those that joined or split it."""
+    def applied(self, cluster_id: str | None = None, corrections_only: bool = False) -> list[ClusterChange]:
+        """Applied changes, oldest first; with ``cluster_id``, those that joined or split it; with
+        ``corrections_only``, those a person made."""
         filters: list[dict] = [{"term": {"state": APPLIED}}]
         if cluster_id is not None:
             filters.append({"bool": {"should": [{"term": {"into": cluster_id}}, {"term": {"source": cluster_id}}],
                                      "minimum_should_match": 1}})
-        query = {"bool": {"filter": filters}}
+        query: dict = {"bool": {"filter": filters}}
+        if corrections_only:
+            query["bool"]["must_not"] = [{"term": {"by": INDEXER}}]
         return [e.as_applied() for e in self._scan(query, f"reading the cluster change log {self.index}")]

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import StoreError, StoreSchemaError
 from ..features.simhash import from_signed, to_signed
-from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, moved_article
+from .base import INDEXER, MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, moved_article
 from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, stack
 
 log = logging.getLogger(__name__)
@@ -515,12 +515,15 @@ class SqliteStore:
             self._candidate_rows.clear()
         return new_canonical
 
-    def cluster_changes(self, cluster_id: str | None = None) -> list[ClusterChange]:
-        query = "SELECT kind, into_id, source_id, article_id, reason, by_whom, at FROM cluster_changes"
+    def cluster_changes(self, cluster_id: str | None = None, *, corrections_only: bool = False) -> list[ClusterChange]:
+        query = "SELECT kind, into_id, source_id, article_id, reason, by_whom, at FROM cluster_changes WHERE 1"
         args: list = []
         if cluster_id is not None:
-            query += " WHERE into_id = ? OR source_id = ?"
+            query += " AND (into_id = ? OR source_id = ?)"
             args = [cluster_id, cluster_id]
+        if corrections_only:
+            query += " AND by_whom != ?"
+            args.append(INDEXER)
         with self._lock:
             rows = self._db.execute(query + " ORDER BY seq", args).fetchall()
         return [ClusterChange(kind, into, source, aid, reason, by, datetime.fromisoformat(at))

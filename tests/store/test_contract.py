@@ -223,3 +223,15 @@ def test_splitting_a_canonical_out_makes_the_oldest_other_member_canonical(store
     assert (c2.dup_of, c2.dup_reason) == (None, None)
     with pytest.raises(KeyError):
         store.split_article(ClusterChange("split", into="nope", source="nope", article_id="nope"))
+
+
+def test_the_change_log_tells_corrections_from_the_indexers_merges(store_factory):
+    store = store_factory()
+    _two_clusters(store)
+    store.write([art("c", when=T0 + timedelta(hours=4))])
+    store.merge_clusters([ClusterChange("merge", into="a", source="b", article_id="a2", reason="bridge", by="indexer")])
+    store.split_article(ClusterChange("split", into="a2", source="a", article_id="a2", reason="not the same story", by="editor"))
+    store.merge_clusters([ClusterChange("merge", into="a", source="c", reason="same story", by="editor")])
+    assert [(c.kind, c.by) for c in store.cluster_changes()] == [("merge", "indexer"), ("split", "editor"), ("merge", "editor")]
+    assert [(c.kind, c.by) for c in store.cluster_changes(corrections_only=True)] == [("split", "editor"), ("merge", "editor")]
+    assert [c.kind for c in store.cluster_changes("c", corrections_only=True)] == ["merge"]
