@@ -282,3 +282,20 @@ def test_queue_buries_rows_it_cannot_parse_and_requeues_dead_letters(tmp_path):
     assert [i.article_id for i in q.take(5, wait=0, fill=False)] == ["e"] and q.depth() == 1
     other.close()
     q.close()
+
+
+def test_worker_counts_cluster_merges(tmp_path):
+    from types import SimpleNamespace
+
+    from indexer.daemon.worker import Worker
+    from indexer.pipeline import Decision, IndexOutcome
+
+    q = DurableQueue(tmp_path / "q", max_items=10)
+    m = _metrics(q)
+    Worker._count(SimpleNamespace(metrics=m), [
+        IndexOutcome("x", Decision.DUPLICATE, "a", "a2", "near", 0.9, merged=["b", "c"]),
+        IndexOutcome("y", Decision.NEW, "y"),
+    ])
+    text = m.render().decode()
+    assert "newsdedup_indexer_cluster_merges_total 2.0" in text
+    q.close()
