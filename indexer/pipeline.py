@@ -13,6 +13,7 @@ written with its articles, in one unit.
 from __future__ import annotations
 
 import logging
+import threading
 from collections import Counter, deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -120,6 +121,15 @@ class Indexer:
         self._precheck_shingles: dict[str, np.ndarray] = {}
         self._precheck_bytes = 0
         self._stages: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None  # text, embedding
+        # A batch decides from clusters as it read them and writes them back: a merge or split by a
+        # person in between would leave an article in a cluster that no longer exists. Batches and
+        # corrections made through this indexer (``exclusive``) take turns.
+        self._writing = threading.RLock()
+
+    def exclusive(self) -> threading.RLock:
+        """Hold while reading clusters and applying a correction (merge, split), so no batch is
+        decided and written in between."""
+        return self._writing
 
     @classmethod
     def open(cls, settings: Settings) -> "Indexer":
@@ -375,6 +385,10 @@ class Indexer:
     def _index_batch(self, articles: list[Article], ahead: Mapping[str, tuple[TextFeatures, np.ndarray | None]]) -> list[IndexOutcome]:
         """Decide and write one batch. ``ahead``: features computed by ``_features_ahead``; an
         article it lacks (a row deleted by hand since) is featurised here."""
+        with self._writing:
+            return self._decide_and_write(articles, ahead)
+
+    def _decide_and_write(self, articles: list[Article], ahead: Mapping[str, tuple[TextFeatures, np.ndarray | None]]) -> list[IndexOutcome]:
         outcomes: list[IndexOutcome | None] = [None] * len(articles)
         known = self.store.get_many([a.id for a in articles])
         by_url = self.store.find_by_canonical_url([a.canonical_url for a in articles if not a.id_given and a.canonical_url])

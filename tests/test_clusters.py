@@ -130,3 +130,37 @@ def test_judging_a_cluster_once_changes_no_cluster(make_indexer, monkeypatch):
             ix = make_indexer(embedder=TableEmbedder(EMBEDDER) if trial % 2 else "default", **{"input.batch_size": 7})
             got[settle] = partition(ix.index_many(order))
         assert got[True] == got[False]
+
+
+def test_a_correction_waits_for_the_batch_being_decided(make_indexer):
+    """A person's merge that lands while a batch is decided would leave the batch's copies in a
+    cluster that no longer exists; corrections take turns with batches (Indexer.exclusive)."""
+    import threading
+    import time
+
+    from indexer.store import ClusterChange
+
+    ix = make_indexer(embedder=TableEmbedder(EMBEDDER))
+    cpi = {r["id"]: r for r in STORIES if r["id"].startswith("cpi")}
+    flood = {r["id"]: r for r in STORIES if r["id"].startswith("flood")}
+    ix.index_many([cpi["cpi-orig"], flood["flood-orig"]])
+    real_write, person = ix.store.write, []
+
+    def correct():
+        with ix.exclusive():
+            ix.store.merge_clusters([ClusterChange("merge", into="flood-orig", source="cpi-orig", reason="same story", by="editor")])
+
+    def write(articles, merges=()):
+        if not person:  # the person clicks "merge" while this batch is being written
+            person.append(threading.Thread(target=correct))
+            person[0].start()
+            time.sleep(0.3)
+        return real_write(articles, merges)
+
+    ix.store.write = write
+    [out] = ix.index_many([cpi["cpi-tagged"]])  # an exact copy: decided into cpi-orig's cluster
+    person[0].join(10)
+    clusters = {a.id: a.cluster_id for a in ix.store.iter_articles()}
+    canonicals = {a.id for a in ix.store.iter_articles() if a.is_canonical}
+    assert set(clusters.values()) <= canonicals  # no article in a cluster without its canonical
+    assert clusters["cpi-tagged"] == "flood-orig"  # the merge came after the batch and took it along

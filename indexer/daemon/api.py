@@ -558,9 +558,15 @@ def _now() -> datetime:
 
 def apply_split(ctx: ServiceContext, cluster_id: str, article_id: str, into: str | None, by: str) -> CorrectionReply:
     """Move ``article_id`` out of ``cluster_id``: alone, or into cluster ``into``."""
-    store = ctx.indexer().store
+    indexer = ctx.indexer()
+    store = indexer.store
     if into == article_id:
         into = None  # "into itself": a cluster of its own
+    with indexer.exclusive():  # no batch decided between reading the cluster and changing it
+        return _split(store, cluster_id, article_id, into, by, ctx)
+
+
+def _split(store, cluster_id: str, article_id: str, into: str | None, by: str, ctx: ServiceContext) -> CorrectionReply:
     try:
         found = store.get_many([x for x in (article_id, into) if x])
         art = found.get(article_id)
@@ -595,9 +601,15 @@ def apply_split(ctx: ServiceContext, cluster_id: str, article_id: str, into: str
 
 def apply_merge(ctx: ServiceContext, into: str, source: str, by: str) -> CorrectionReply:
     """Every member of cluster ``source`` joins cluster ``into``."""
-    store = ctx.indexer().store
+    indexer = ctx.indexer()
+    store = indexer.store
     if into == source:
         raise ApiError(409, "a cluster cannot be merged into itself")
+    with indexer.exclusive():  # no batch decided between reading the clusters and changing them
+        return _merge(store, into, source, by, ctx)
+
+
+def _merge(store, into: str, source: str, by: str, ctx: ServiceContext) -> CorrectionReply:
     try:
         found = store.get_many([into, source])
         for cid in (into, source):
