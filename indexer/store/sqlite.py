@@ -148,6 +148,7 @@ class SqliteStore:
             }
         )
         self._candidate_rows: OrderedDict[int, StoredArticle] = OrderedDict()
+        self._data_version = None  # PRAGMA data_version when the cached rows were read
         self._ann = None
         self._ann_max_rid = 0
         self._unsaved = 0
@@ -298,6 +299,12 @@ class SqliteStore:
     def _by_rid(self, rids: Sequence[int]) -> dict[int, StoredArticle]:
         """Articles by row id, from the candidate cache where it has them."""
         with self._lock:
+            # Another connection (a person's correction from `newsdedup ui`, another process)
+            # may have changed clusters since the rows were cached: SQLite's data_version moves then.
+            version = self._db.execute("PRAGMA data_version").fetchone()[0]
+            if version != self._data_version:
+                self._candidate_rows.clear()
+                self._data_version = version
             found = {rid: self._candidate_rows[rid] for rid in rids if rid in self._candidate_rows}
             for rid in found:
                 self._candidate_rows.move_to_end(rid)

@@ -132,3 +132,21 @@ class _Uncached(dict):
 
     def popitem(self, last=True):
         raise KeyError
+
+
+def test_rows_cached_for_candidates_follow_a_change_made_by_another_connection(tmp_path):
+    """A person's merge from another process (newsdedup ui) changes clusters behind a running
+    writer's back: its cached candidate rows must not keep the old cluster ids."""
+    from indexer.store import BandQuery, ClusterChange
+
+    from .test_contract import art
+
+    make = lambda: SqliteStore(tmp_path / "s", vector_dims=8, embedding_model="m", fingerprint_layout=FINGERPRINT_LAYOUT, bands=4)  # noqa: E731
+    writer, other = make(), make()
+    writer.write([art("a", simhash=0b1011), art("b", simhash=(1 << 64) - 1)])
+    query = BandQuery(art("q", simhash=0b1011).bands)
+    assert [a.cluster_id for a in writer.find_band_candidates([query])[0]] == ["a"]  # now cached
+    other.merge_clusters([ClusterChange("merge", into="b", source="a", reason="same story", by="editor")])
+    assert [a.cluster_id for a in writer.find_band_candidates([query])[0]] == ["b"]
+    writer.close()
+    other.close()
