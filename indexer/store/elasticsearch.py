@@ -306,13 +306,13 @@ class ElasticsearchStore:
         if not urls:
             return {}
         bodies = [{"query": {"term": {"canonical_url": u}}, "size": 1, "sort": SEQ_SORT} for u in urls]
+        buffered = self._buffered(lambda m: m.with_url(urls))
         found: dict[str, StoredArticle] = {}
         for url, hits in zip(urls, self._msearch(bodies, "canonical URL lookup")):
             if hits:
                 found[url] = from_source(hits[0]["_source"])
-        with self._lock:
-            for a in self._inflight.with_url(set(urls)):
-                found.setdefault(a.canonical_url, a)
+        for a in buffered:
+            found.setdefault(a.canonical_url, a)
         return found
 
     def find_exact(self, keys: Sequence[str]) -> dict[str, list[StoredArticle]]:
@@ -320,10 +320,10 @@ class ElasticsearchStore:
         if not keys:
             return {}
         bodies = [{"query": {"term": {"content_key": k}}, "size": self.cfg.candidates_max, "sort": SEQ_SORT} for k in keys]
+        buffered = self._buffered(lambda m: m.with_key(keys))
         found = {k: [from_source(h["_source"]) for h in hits] for k, hits in zip(keys, self._msearch(bodies, "exact lookup"))}
-        with self._lock:
-            for a in self._inflight.with_key(set(keys)):
-                found[a.content_key] = _merge(found[a.content_key], [a])
+        for a in buffered:
+            found[a.content_key] = _merge(found[a.content_key], [a])
         return {k: v for k, v in found.items() if v}
 
     def find_band_candidates(self, queries: Sequence[BandQuery]) -> list[list[StoredArticle]]:
@@ -334,15 +334,14 @@ class ElasticsearchStore:
                                           *_filters(queries[i].window, queries[i].exclude_id)]}},
             "size": size, "sort": SEQ_SORT, "track_total_hits": False,
         } for i in asked]
+        buffered = self._buffered(lambda m: [m.bands(queries[i]) for i in asked])
         results: list[list[StoredArticle]] = [[] for _ in queries]
         for i, body, hits in zip(asked, bodies, self._msearch(bodies, "SimHash band lookup")):
             results[i] = [from_source(h["_source"]) for h in hits]
             if len(hits) == size:  # a full page: more articles share a band
                 results[i] += self._more_band_matches(queries[i], body["query"], hits[-1]["sort"])
-        with self._lock:
-            for i in asked:
-                merged = _merge(results[i], self._inflight.bands(queries[i]))
-                results[i] = [a for a in merged if queries[i].admits(a.simhash)]
+        for i, more in zip(asked, buffered):
+            results[i] = [a for a in _merge(results[i], more) if queries[i].admits(a.simhash)]
         return results
 
     def _more_band_matches(self, q: BandQuery, query: dict, after: list) -> list[StoredArticle]:
@@ -365,13 +364,19 @@ class ElasticsearchStore:
         if not self.vector_dims:
             return [[] for _ in queries]
         bodies = [self._knn_body(q) for q in queries]
+        buffered = self._buffered(lambda m: [m.knn(q) for q in queries])
         results = []
-        for q, hits in zip(queries, self._msearch(bodies, "kNN lookup")):
+        for q, hits, more in zip(queries, self._msearch(bodies, "kNN lookup"), buffered):
             pairs = [(from_source(h["_source"]), score_to_cosine(h["_score"])) for h in hits]
-            with self._lock:
-                pairs += self._inflight.knn(q)
-            results.append(self._best(pairs, q))
+            results.append(self._best(pairs + more, q))
         return results
+
+    def _buffered(self, ask):
+        """The in-flight buffer's answer, read *before* the search it completes: a refresh in
+        between (another thread's report, a correction) empties the buffer and makes its articles
+        searchable, so each article is in one of the two answers."""
+        with self._lock:
+            return ask(self._inflight)
 
     def _knn_body(self, q: KnnQuery) -> dict:
         vector = np.asarray(q.vector, dtype=np.float32).reshape(-1)

@@ -140,3 +140,27 @@ def test_retries_exhausted_raise_with_every_failed_article(es_store, monkeypatch
     assert flaky.calls == 3  # first try + 2 retries
     assert len(list((tmp_path / "deadletter").glob("*.jsonl"))) == 1
     assert [a.id for a in store.find_exact(["kx3"])["kx3"]] == ["x3"]
+
+
+def test_a_refresh_between_the_search_and_the_buffer_loses_no_recent_article(es_store):
+    """Another thread's refresh (a report, a correction) empties the in-flight buffer; when it
+    lands after the search and before the buffer is read, the article was in neither answer."""
+    from indexer.store import BandQuery, KnnQuery
+
+    from ..store.test_contract import art, unit
+
+    store = es_store(refresh_interval="-1")
+    store.write([art("x", key="K", simhash=0b1011, vector=unit(1))])
+    real = store._msearch
+
+    def search_then_refresh(bodies, what):
+        hits = real(bodies, what)  # searched before the refresh: x is not visible yet
+        store.refresh()  # ... and now the buffer is emptied
+        return hits
+
+    store._msearch = search_then_refresh
+    assert [a.id for a in store.find_exact(["K"]).get("K", [])] == ["x"]
+    store.write([art("y", key="L", simhash=0b1011, vector=unit(1))])
+    assert "y" in [a.id for a in store.find_band_candidates([BandQuery(art("q", simhash=0b1011).bands)])[0]]
+    store.write([art("z", key="M", simhash=(1 << 64) - 1, vector=unit(2))])
+    assert "z" in [a.id for a, _ in store.knn([KnnQuery(unit(2), k=5, min_score=0.9)])[0]]
