@@ -23,6 +23,16 @@ MERGE_REASON = "same story"
 _PARTNER = re.compile(r"not the same story as (.+)$")
 
 
+def person_name(text: str, default: str) -> str:
+    """The name a correction is recorded under: one printable line of at most 60 characters,
+    ``default`` when empty, and never the indexer's own name, whose entries are no corrections
+    (a person calling themselves "indexer" would have their splits ignored)."""
+    name = "".join(ch for ch in " ".join(text.split())[:60] if ch.isprintable())
+    if not name:
+        return default
+    return f"{name} (person)" if name.lower() == INDEXER else name
+
+
 def split_reason(partner: str) -> str:
     return SPLIT_REASON.format(partner=partner)
 

@@ -36,7 +36,7 @@ from ..errors import InvalidArticle, StoreError
 from ..settings import DaemonSettings, Settings
 from ..store.base import ClusterChange
 from .http_limits import ByteBudget
-from ..labels import MERGE_REASON, labels_from_changes, split_reason
+from ..labels import MERGE_REASON, labels_from_changes, person_name, split_reason
 from .metrics import CONTENT_TYPE_LATEST, DaemonMetrics
 from .queue import QueueFull
 
@@ -349,7 +349,7 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
         """The name a correction is recorded under: the session's user, else the token's holder."""
         if session_user is not None and (user := session_user(request)):
             return user
-        return request.headers.get("x-newsdedup-user", "")[:100] or "api"
+        return person_name(request.headers.get("x-newsdedup-user", ""), "api")
 
     async def authorised(request: Request) -> None:  # async: no thread hop for a header check
         token = ctx.d.auth_token

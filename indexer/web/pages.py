@@ -24,7 +24,8 @@ from ..daemon.api import ApiError, ServiceContext, apply_merge, apply_split
 from ..errors import StoreError
 from . import charts
 from .cluster_index import SORTS, ClusterFilter, ClusterIndex, duplicate_rate_per_source, duplicates_per_day, page_of
-from .sessions import COOKIE, LoginThrottle, Session, Sessions, clean_user_name
+from ..labels import person_name
+from .sessions import COOKIE, LoginThrottle, Session, Sessions
 from .text_diff import side_by_side
 
 log = logging.getLogger(__name__)
@@ -181,7 +182,7 @@ def add_pages(app: FastAPI, view: WebView) -> None:
             view.throttle.failed()
             log.info("browser login refused (wrong token)")
             return view.page(request, "login.html", status=401, next=target, failed=True)
-        session = view.sessions.create(clean_user_name(fields.get("name", "")) or "browser")
+        session = view.sessions.create(person_name(fields.get("name", ""), "browser"))
         resp = RedirectResponse(target, status_code=303)
         set_session_cookie(resp, request, session)
         return resp

@@ -57,12 +57,6 @@ class Sessions:
             self._by_id.pop(session_id or "", None)
 
 
-def clean_user_name(text: str) -> str:
-    """A name people give at login, as recorded with their corrections."""
-    name = " ".join(text.split())[:60]
-    return "".join(ch for ch in name if ch.isprintable())
-
-
 class LoginThrottle:
     """Wrong tokens allowed per window, for the whole process: beyond it logins are refused until
     the window has passed, so guessing the token from a browser form is slow."""

@@ -11,7 +11,8 @@ from indexer.store.base import ClusterChange
 from indexer.web.charts import horizontal, stacked_days
 from indexer.web.cluster_index import ClusterFilter, Row, duplicate_rate_per_source, duplicates_per_day, page_of, summarise
 from indexer.web.pages import safe_href
-from indexer.web.sessions import Sessions, clean_user_name
+from indexer.labels import person_name
+from indexer.web.sessions import Sessions
 from indexer.web.text_diff import side_by_side
 
 AT = datetime(2024, 3, 1, tzinfo=timezone.utc)
@@ -94,4 +95,7 @@ def test_links_only_for_web_urls_and_sessions():
     assert sessions.get(one.id) is None  # the oldest went when the bound was reached
     expired = Sessions(ttl=-1)
     assert expired.get(expired.create("x").id) is None
-    assert clean_user_name("  编辑\n\t王\x00  ") == "编辑 王"
+    assert person_name("  编辑\n\t王\x00  ", "browser") == "编辑 王"
+    assert person_name(" \n", "browser") == "browser"
+    # the indexer's own name marks entries that are no corrections: a person never gets it
+    assert person_name("indexer", "api") == "indexer (person)" and person_name("Indexer", "api") != "indexer"
