@@ -97,7 +97,7 @@ def main() -> None:
     print(f"pairs: {dict(zip(*np.unique(names, return_counts=True)))}, positives {int(y.sum())}, "
           f"features {FEATURES}, {time.perf_counter() - started:.0f}s")
     model, cv = fit_model(x, y, groups, weights, args.l2, args.min_precision, args.min_precision_headlines,
-                          about={"command": "python bench/fit_pair_model.py"}, refused=refused_by_guards(evidence))
+                          about={"command": "python bench/fit_pair_model.py"}, refused=refused_by_guards(evidence, settings.decision))
     oof = cv.pop("oof")
     for name in ("article_pairs", "headline_pairs"):
         print(f"5-fold CV, {name}: {cv[name]}")

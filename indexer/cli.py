@@ -321,10 +321,10 @@ def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], 
     click.echo("recommended settings (each layer alone; check them together with `newsdedup eval`):")
     click.echo(settings_snippet(sweeps, settings.simhash.bands) or "(no threshold reaches the precision floor)")
     if fit_path:
-        _fit_pair_model(evidence, labels, fit_path, min_precision, pairs)
+        _fit_pair_model(evidence, labels, fit_path, min_precision, pairs, settings)
 
 
-def _fit_pair_model(evidence, labels, path: str, min_precision: float, source: str) -> None:
+def _fit_pair_model(evidence, labels, path: str, min_precision: float, source: str, settings: Settings) -> None:
     import numpy as np
 
     from .compare.model import features, fit_model, refused_by_guards
@@ -334,7 +334,7 @@ def _fit_pair_model(evidence, labels, path: str, min_precision: float, source: s
     x = np.vstack([features(ev) for ev in evidence])
     model, report = fit_model(x, np.asarray(labels), [str(i) for i in range(len(labels))], min_precision=min_precision,
                               min_precision_headlines=min_precision, about={"fitted_on": f"{Path(source).name}: {len(labels)} pairs"},
-                              refused=refused_by_guards(evidence))
+                              refused=refused_by_guards(evidence, settings.decision))
     click.echo(f"\nsemantic pair model, 5-fold cross-validated (threshold per regime at precision >= {min_precision}):")
     for name in ("article_pairs", "headline_pairs"):
         if name in report:

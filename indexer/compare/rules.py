@@ -250,6 +250,15 @@ def story_template_difference(
     return None
 
 
+def within_semantic_reach(ev: PairEvidence, decision: DecisionSettings) -> bool:
+    """Whether a pair is where the semantic checks look: the ingest pre-check skips candidates
+    below the semantic cosine floor, and the event guards (places, specifics, headline frames)
+    run from the cluster bar up. A learned decision only decides inside that reach, so ingest,
+    ``compare`` and the guards agree."""
+    return ev.cosine is not None and ev.cosine >= decision.semantic_min_cosine and (
+        ev.event_score is not None and ev.event_score >= decision.cluster_threshold)
+
+
 def near_limit(short: bool, simhash: SimhashSettings) -> int:
     return simhash.max_distance_short if short else simhash.max_distance
 
@@ -274,6 +283,8 @@ def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings
 
     model = load_model(decision.semantic_model)
     if model is not None:
+        if not within_semantic_reach(ev, decision):
+            return None
         p = model.probability(ev)
         return Verdict(Reason.SEMANTIC, round(p, 4)) if p >= model.threshold_for(ev) else None
     if ev.event_score >= decision.event_threshold and ev.cosine >= decision.semantic_min_cosine:

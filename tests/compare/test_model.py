@@ -60,8 +60,15 @@ def test_model_file_round_trips_and_judge_uses_it(tmp_path):
     # the guards still refuse whatever the model says
     assert judge(evidence(0.99, 1.0, specifics="deaths differ: 3 vs 5"), settings.decision, settings.simhash) is None
     assert judge(evidence(0.99, 1.0, template="name differs"), settings.decision, settings.simhash) is None
-    # the hand-set rules would refuse cosine 0.9 with no shared headline (event score 0.45 < 0.55)
+    # the hand-set rules would refuse cosine 0.9 with no shared headline (event score 0.45 < 0.50)
     assert judge(evidence(0.9, 0.0), Settings().decision, Settings().simhash) is None
+    # outside where the ingest pre-check and the event guards look, the model is not asked
+    sure = PairModel(tuple([0.0] * len(FEATURES)), 30.0, threshold=0.5, headline_threshold=0.5)
+    sure.save(path)
+    load_model.cache_clear()
+    assert judge(evidence(0.9, 0.0), settings.decision, settings.simhash) is not None
+    assert judge(evidence(0.55, 1.0), settings.decision, settings.simhash) is None  # cosine below 0.60
+    assert judge(evidence(0.7, -0.2), settings.decision, settings.simhash) is None  # event score 0.15 < 0.40
 
 
 def test_a_bad_model_file_is_a_config_error_naming_the_setting(tmp_path):
