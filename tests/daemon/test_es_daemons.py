@@ -39,13 +39,7 @@ def test_two_daemons_one_index_failover(daemons):
         assert sum(m["is_canonical"] for m in cluster["members"]) == 1
         assert b.stop() == 0
     finally:
-        client = server.client()
-        try:
-            client.indices.delete(index=f"{index}*", ignore_unavailable=True)
-        except Exception:  # noqa: BLE001 - cleanup only
-            pass
-        finally:
-            client.close()
+        _drop_indices(server, index)
 
 
 def test_corrections_and_the_queue_with_an_elasticsearch_store(daemons, tmp_path):
@@ -78,10 +72,15 @@ def test_corrections_and_the_queue_with_an_elasticsearch_store(daemons, tmp_path
         assert a1 != a2
         assert d.stop() == 0
     finally:
-        client = server.client()
-        try:
-            client.indices.delete(index=f"{index}*", ignore_unavailable=True)
-        except Exception:  # noqa: BLE001 - cleanup only
-            pass
-        finally:
-            client.close()
+        _drop_indices(server, index)
+
+
+def _drop_indices(server, index: str) -> None:
+    """Remove the test's indices (articles, change log, lease), whatever the test left."""
+    client = server.client()
+    try:
+        client.indices.delete(index=f"{index}*", ignore_unavailable=True)
+    except Exception:  # noqa: BLE001 - cleanup only
+        pass
+    finally:
+        client.close()
