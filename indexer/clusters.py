@@ -80,11 +80,12 @@ def assign(side: Side, candidates: list[Candidate], view: ClusterView, settings:
     confirmed.sort(key=lambda c: (REASON_RANK[c.verdict.reason], c.verdict.score, c.article.is_canonical), reverse=True)
     admitted: dict[str, Candidate] = {}  # cluster -> its strongest match, strongest cluster first
     refused: set[str] = set()
+    compared = {c.article.id: c for c in candidates}  # a canonical compared already is not compared again
     for cand in confirmed:
         cid = view.cluster_of(cand.article)
         if cid in admitted or cid in refused:
             continue
-        if _admits(side, cand, cid, view, settings):
+        if _admits(side, cand, cid, view, settings, compared.get(cid)):
             admitted[cid] = cand
         else:
             refused.add(cid)
@@ -106,14 +107,19 @@ def assign(side: Side, candidates: list[Candidate], view: ClusterView, settings:
     return Assignment(admitted[primary], survivor, merges)
 
 
-def _admits(side: Side, cand: Candidate, cluster_id: str, view: ClusterView, settings: Settings) -> bool:
+def _admits(side: Side, cand: Candidate, cluster_id: str, view: ClusterView, settings: Settings,
+            canonical_compared: Candidate | None = None) -> bool:
     if cand.verdict.reason is Reason.EXACT or cand.article.id == cluster_id:
         return True
     canon = view.canonical_side(cluster_id)
     if canon is None:  # canonical vanished (deleted by hand): trust the direct match
         return True
-    ev = compare_sides(side, canon, settings)
-    if judge(ev, settings.decision, settings.simhash) is not None or _one_story(ev, settings):
+    if canonical_compared is not None:  # the candidate loop compared the canonical already
+        ev, verdict = canonical_compared.evidence, canonical_compared.verdict
+    else:
+        ev = compare_sides(side, canon, settings)
+        verdict = judge(ev, settings.decision, settings.simhash)
+    if verdict is not None or _one_story(ev, settings):
         return True
     if cand.verdict.reason not in COPY_REASONS:
         return False
