@@ -36,7 +36,8 @@ class Daemon:
         self.started_at = time.time()
         self.metrics = DaemonMetrics(self.queue.depth, lambda: 0.0 if self.not_ready_reasons() else 1.0,
                                      lambda: 1.0 if self.lease_held() else 0.0, self.queue.dead_count)
-        self.worker = Worker(settings, dsettings, self.queue, self.metrics, indexer_factory=indexer_factory)
+        self.worker = Worker(settings, dsettings, self.queue, self.metrics, indexer_factory=indexer_factory,
+                             close_store_on_exit=False)  # closed below, after the HTTP server stopped
         self.crawler: crawl.CrawlScheduler | None = None
         if dsettings.crawl_sources:
             state_dir = dsettings.crawl_state_dir or str(self.queue_dir / "crawl-state")
@@ -113,6 +114,7 @@ class Daemon:
             self.crawler.join(5)
         left = self.queue.depth()
         self.httpd.stop()
+        self.worker.close_store()  # only now: until the server stopped, answers read the store
         self.queue.close()
         if left:
             log.warning("stopped with %d articles still queued; they are processed on the next start", left)

@@ -78,8 +78,12 @@ def _warm_up(featurizer: Featurizer) -> None:
 
 class Worker(threading.Thread):
     def __init__(self, settings: Settings, dsettings: DaemonSettings, queue: DurableQueue, metrics: DaemonMetrics,
-                 indexer_factory: Callable[[Settings], Indexer] | None = None, lease_factory: Callable[[], Lease] | None = None):
+                 indexer_factory: Callable[[Settings], Indexer] | None = None, lease_factory: Callable[[], Lease] | None = None,
+                 close_store_on_exit: bool = True):
+        """``close_store_on_exit=False``: the owner closes the store (``close_store``) once nothing
+        else reads it (the daemon: after its HTTP server stopped, so no answer meets a closed store)."""
         super().__init__(name="ingest-worker", daemon=True)
+        self._close_store_on_exit = close_store_on_exit
         self.settings = settings
         self.d = dsettings
         self.queue = queue
@@ -160,9 +164,14 @@ class Worker(threading.Thread):
                 self.lease.release()
             except Exception as exc:  # noqa: BLE001
                 log.warning("releasing the lease failed: %s", exc)
-        if self.indexer is not None:
+        if self._close_store_on_exit:
+            self.close_store()
+
+    def close_store(self) -> None:
+        indexer, self.indexer = self.indexer, None
+        if indexer is not None:
             try:
-                self.indexer.close()
+                indexer.close()
             except Exception as exc:  # noqa: BLE001
                 log.warning("closing the store failed: %s", exc)
 

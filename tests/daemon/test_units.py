@@ -299,3 +299,27 @@ def test_worker_counts_cluster_merges(tmp_path):
     text = m.render().decode()
     assert "newsdedup_indexer_cluster_merges_total 2.0" in text
     q.close()
+
+
+def test_a_worker_that_does_not_own_the_store_leaves_it_open_for_the_server(tmp_path, make_indexer):
+    """The daemon stops its HTTP server before the store closes: answers in the last moment of a
+    shutdown read an open store, not a closed one (500)."""
+    from indexer.daemon.lease import NoopLease
+    from indexer.daemon.worker import Worker
+
+    ix = make_indexer(embedder=None)
+    q = DurableQueue(tmp_path / "q", max_items=10)
+    worker = Worker(Settings(), DaemonSettings(batch_wait_seconds=0.0), q, _metrics(q), indexer_factory=lambda s: ix,
+                    lease_factory=NoopLease, close_store_on_exit=False)
+    worker.start()
+    deadline = time.monotonic() + 30
+    while worker.indexer is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    worker.stop(0)
+    worker.join(30)
+    assert worker.indexer is ix and ix.store.stats().articles == 0  # still open after the thread ended
+    worker.close_store()
+    assert worker.indexer is None
+    with pytest.raises(Exception):
+        ix.store.stats()  # closed now
+    q.close()
