@@ -1,5 +1,5 @@
 """What one article brings to a comparison: its text features, shingles, vector and publish time,
-and the views of its text the rules read (the shingled text, the frame, the lead)."""
+and the views of its text the rules read (the shingled text, the lead)."""
 
 from __future__ import annotations
 
@@ -55,11 +55,6 @@ def shingle_source(clean_title: str, clean_body: str) -> str:
 
 def shingle_text(tf: TextFeatures) -> str:
     return shingle_source(tf.clean_title, tf.clean_body)
-
-
-def frame_text(tf: TextFeatures) -> str:
-    """What the template check compares: the title, then the body."""
-    return tf.clean_title + "。" + shingle_text(tf)
 
 
 def lead(tf: TextFeatures) -> str:
