@@ -447,7 +447,7 @@ class Indexer:
                 clean_title=side.text.clean_title, clean_body=side.text.clean_body,
                 title_md5=side.text.title_md5, body_md5=side.text.body_md5, content_key=side.text.content_key,
                 simhash=side.text.simhash, bands=side.text.bands, vector=side.vector,
-                cluster_id=view.cluster_of(match.article) if match else article.id,
+                cluster_id=got.cluster_id,  # the surviving cluster when its arrival merged clusters
                 is_canonical=match is None,
                 dup_of=match.article.id if match else None,
                 dup_reason=match.verdict.reason.value if match else None,
