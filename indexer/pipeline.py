@@ -336,7 +336,10 @@ class Indexer:
         side = self._side_cache.get(stored.id)
         if side is None:
             tf = text_features(stored.clean_title, stored.clean_body, self.settings, cleaned=True)
-            side = self._remember(Side.of(stored.id, tf, stored.vector, stored.publish_time))
+            # The pre-check shingled the same text (the body cut to feature_max_chars) a moment ago.
+            known = self._precheck_shingles.get(stored.id)
+            sh = known if known is not None else shingles(shingle_source(tf.clean_title, tf.clean_body))
+            side = self._remember(Side(stored.id, tf, sh, stored.vector, stored.publish_time))
         return side
 
     def _remember(self, side: Side) -> Side:

@@ -302,3 +302,19 @@ def test_a_feature_stage_error_stops_the_stream_after_the_batches_before_it(make
     assert set(ix.store.get_many([r["id"] for r in records])) == {"e0", "e1", "e2", "e3"}
     ix.close()  # the stage threads stop; parts queued behind the failure are dropped
     assert all(stage._shutdown for stage in ix._stages)
+
+
+def test_a_stored_sides_shingles_are_the_pre_checks(make_indexer):
+    """The side rebuilt from a stored row reuses the shingles the pre-check made of the same text."""
+    from indexer.compare.sides import Side
+    from indexer.features import text_features
+
+    ix = make_indexer()
+    ix.index_many([rec("a", "10月CPI同比上涨2.1%", CPI)])
+    stored = ix.store.get_many(["a"])["a"]
+    ix._side_cache.clear()
+    pre = ix._stored_shingles(stored)
+    side = ix._side_for(stored)
+    assert side.shingles is pre
+    fresh = Side.of("a", text_features(stored.clean_title, stored.clean_body, ix.settings, cleaned=True), None, None)
+    assert (side.shingles == fresh.shingles).all()
