@@ -337,9 +337,8 @@ class Indexer:
         if side is None:
             tf = text_features(stored.clean_title, stored.clean_body, self.settings, cleaned=True)
             # The pre-check shingled the same text (the body cut to feature_max_chars) a moment ago.
-            known = self._precheck_shingles.get(stored.id)
-            sh = known if known is not None else shingles(shingle_source(tf.clean_title, tf.clean_body))
-            side = self._remember(Side(stored.id, tf, sh, stored.vector, stored.publish_time))
+            side = self._remember(Side.of(stored.id, tf, stored.vector, stored.publish_time,
+                                          known_shingles=self._precheck_shingles.get(stored.id)))
         return side
 
     def _remember(self, side: Side) -> Side:

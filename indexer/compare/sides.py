@@ -31,8 +31,11 @@ class Side:
     publish_time: datetime | None
 
     @classmethod
-    def of(cls, article_id: str, text: TextFeatures, vector: np.ndarray | None, publish_time: datetime | None) -> "Side":
-        return cls(article_id, text, shingles(shingle_text(text)), vector, publish_time)
+    def of(cls, article_id: str, text: TextFeatures, vector: np.ndarray | None, publish_time: datetime | None,
+           known_shingles: np.ndarray | None = None) -> "Side":
+        """``known_shingles``: ``shingles(shingle_text(text))`` when the caller made them already."""
+        return cls(article_id, text, known_shingles if known_shingles is not None else shingles(shingle_text(text)),
+                   vector, publish_time)
 
     @cached_property
     def story(self) -> str:
