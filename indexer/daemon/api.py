@@ -48,7 +48,6 @@ log = logging.getLogger(__name__)
 
 MAX_TOP = 1000
 MAX_SMALL_BODY = 64 * 1024  # corrections and forms: anything larger is not one
-JSON_TYPE = "application/json; charset=utf-8"
 
 
 class ApiError(Exception):
@@ -196,7 +195,6 @@ class LabelList(BaseModel):
 
 
 ERR = {"model": ErrorBody}
-STORE_ERRORS = {401: ERR, 503: ERR}
 ARTICLES_BODY = {
     "requestBody": {
         "required": True,
@@ -362,6 +360,10 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
         return error_response(exc)
 
+    @app.exception_handler(StoreError)  # any route's store call: the store is down, come back later
+    async def _store_down(request: Request, exc: StoreError) -> JSONResponse:
+        return error_response(ApiError(503, f"store unavailable: {exc}", ctx.retry_after()))
+
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
@@ -414,11 +416,7 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
     @api.get("/v1/articles/{article_id}", name="article", response_model=ArticleOut,
              responses={202: {"model": ArticleOut}, 404: ERR, 503: ERR})
     def get_article(article_id: str) -> Response:
-        store = ctx.indexer().store
-        try:
-            found = store.get_many([article_id]).get(article_id)
-        except StoreError as exc:
-            raise ApiError(503, f"store unavailable: {exc}", ctx.retry_after()) from None
+        found = ctx.indexer().store.get_many([article_id]).get(article_id)
         if found is not None:
             return JSONResponse({**found.export_record(), "status": "indexed"})
         if ctx.daemon is not None and ctx.daemon.queue.contains(article_id):
@@ -428,11 +426,8 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
     @api.get("/v1/clusters", name="clusters", response_model=ClusterList, responses={400: ERR, 503: ERR})
     def get_clusters(top: int = Query(10, ge=1, le=MAX_TOP, description="how many of the largest clusters")) -> ClusterList:
         store = ctx.indexer().store
-        try:
-            rows = store.top_clusters(top)
-            canon = store.get_many([cid for cid, _ in rows])
-        except StoreError as exc:
-            raise ApiError(503, f"store unavailable: {exc}", ctx.retry_after()) from None
+        rows = store.top_clusters(top)
+        canon = store.get_many([cid for cid, _ in rows])
         return ClusterList(clusters=[ClusterRow(cluster_id=cid, size=size, title=canon[cid].title if cid in canon else None)
                                      for cid, size in rows])
 
@@ -443,11 +438,7 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
 
     @api.get("/v1/clusters/{cluster_id}", name="cluster", response_model=ClusterOut, responses={404: ERR, 503: ERR})
     def get_cluster(cluster_id: str) -> JSONResponse:
-        store = ctx.indexer().store
-        try:
-            members = store.cluster_members(cluster_id)
-        except StoreError as exc:
-            raise ApiError(503, f"store unavailable: {exc}", ctx.retry_after()) from None
+        members = ctx.indexer().store.cluster_members(cluster_id)
         if not members:
             raise ApiError(404, "no such cluster", cluster_id=cluster_id)
         members.sort(key=lambda a: (not a.is_canonical, a.indexed_at.timestamp() if a.indexed_at else 0.0, a.id))
@@ -461,11 +452,7 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
 
     @api.get("/v1/labels", name="labels", response_model=LabelList, responses={503: ERR})
     def labels() -> LabelList:
-        store = ctx.indexer().store
-        try:
-            changes = store.cluster_changes()
-        except StoreError as exc:
-            raise ApiError(503, f"store unavailable: {exc}", ctx.retry_after()) from None
+        changes = ctx.indexer().store.cluster_changes()
         return LabelList(labels=[Label(**lab) for lab in labels_from_changes(changes)])
 
     app.include_router(open_routes)
@@ -563,11 +550,6 @@ def apply_split(ctx: ServiceContext, cluster_id: str, article_id: str, into: str
     if into == article_id:
         into = None  # "into itself": a cluster of its own
     with indexer.exclusive():  # no batch decided between reading the cluster and changing it
-        return _split(store, cluster_id, article_id, into, by, ctx)
-
-
-def _split(store, cluster_id: str, article_id: str, into: str | None, by: str, ctx: ServiceContext) -> CorrectionReply:
-    try:
         found = store.get_many([x for x in (article_id, into) if x])
         art = found.get(article_id)
         if art is None:
@@ -588,15 +570,11 @@ def _split(store, cluster_id: str, article_id: str, into: str | None, by: str, c
         partner = art.dup_of if art.dup_of and any(m.id == art.dup_of for m in others) else (
             cluster_id if article_id != cluster_id else others[0].id)
         change = ClusterChange("split", into or article_id, cluster_id, article_id, split_reason(partner), by, _now())
-        store.split_article(change)
-        logged = _last_change(store, change)
-        size = len(store.cluster_members(into or article_id))
-    except StoreError as exc:
-        raise ApiError(503, f"store unavailable: {exc}", ctx.retry_after()) from None
-    except KeyError as exc:
-        raise ApiError(404, f"no such article or cluster: {exc}") from None
-    return CorrectionReply(change=logged.record(), labels=[Label(**x) for x in labels_from_changes([logged])],
-                           cluster_id=into or article_id, size=size)
+        try:
+            store.split_article(change)
+        except KeyError as exc:  # an article gone since it was read
+            raise ApiError(404, f"no such article or cluster: {exc}") from None
+        return _reply(store, change)
 
 
 def apply_merge(ctx: ServiceContext, into: str, source: str, by: str) -> CorrectionReply:
@@ -606,31 +584,25 @@ def apply_merge(ctx: ServiceContext, into: str, source: str, by: str) -> Correct
     if into == source:
         raise ApiError(409, "a cluster cannot be merged into itself")
     with indexer.exclusive():  # no batch decided between reading the clusters and changing them
-        return _merge(store, into, source, by, ctx)
-
-
-def _merge(store, into: str, source: str, by: str, ctx: ServiceContext) -> CorrectionReply:
-    try:
         found = store.get_many([into, source])
         for cid in (into, source):
             if cid not in found or found[cid].cluster_id != cid:
                 raise ApiError(404, "no such cluster", cluster_id=cid)
         change = ClusterChange("merge", into, source, None, MERGE_REASON, by, _now())
         store.merge_clusters([change])
-        logged = _last_change(store, change)
-        size = len(store.cluster_members(into))
-    except StoreError as exc:
-        raise ApiError(503, f"store unavailable: {exc}", ctx.retry_after()) from None
+        return _reply(store, change)
+
+
+def _reply(store, change: ClusterChange) -> CorrectionReply:
+    """The change as the store logged it (a split of a canonical names who leads the rest), and
+    the cluster it changed (``change.into``)."""
+    logged = change
+    for entry in reversed(store.cluster_changes(change.into)):
+        if entry.kind == change.kind and entry.article_id == change.article_id and entry.by == change.by:
+            logged = entry
+            break
     return CorrectionReply(change=logged.record(), labels=[Label(**x) for x in labels_from_changes([logged])],
-                           cluster_id=into, size=size)
-
-
-def _last_change(store, change: ClusterChange) -> ClusterChange:
-    """The change as the store logged it (a split of a canonical names who leads the rest)."""
-    for logged in reversed(store.cluster_changes(change.into)):
-        if logged.kind == change.kind and logged.article_id == change.article_id and logged.by == change.by:
-            return logged
-    return change
+                           cluster_id=change.into, size=len(store.cluster_members(change.into)))
 
 
 # ---- accounting ----------------------------------------------------------------------------------------------

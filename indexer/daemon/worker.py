@@ -14,36 +14,18 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence
+from typing import Callable
 
 from ..errors import StoreError
 from ..features import Featurizer
 from ..pipeline import Decision, Indexer, PreparedBatch
 from ..retry import Backoff
 from ..settings import DaemonSettings, Settings
-from ..store import ClusterChange, StoredArticle
 from .lease import Lease, make_lease
 from .metrics import DaemonMetrics
 from .queue import DurableQueue, QueueItem
 
 log = logging.getLogger(__name__)
-
-
-class ServedStore(Protocol):
-    """What the daemon's HTTP layer may do with the store the worker holds open: read articles
-    and clusters, and apply the hand corrections (a split, a merge) its change log records."""
-
-    def get_many(self, ids: Sequence[str]) -> dict[str, StoredArticle]: ...
-
-    def top_clusters(self, n: int) -> list[tuple[str, int]]: ...
-
-    def cluster_members(self, cluster_id: str) -> list[StoredArticle]: ...
-
-    def cluster_changes(self, cluster_id: str | None = None) -> list[ClusterChange]: ...
-
-    def merge_clusters(self, merges: Sequence[ClusterChange]) -> None: ...
-
-    def split_article(self, change: ClusterChange) -> str | None: ...
 
 
 @dataclass
@@ -113,20 +95,14 @@ class Worker(threading.Thread):
     def ready(self) -> bool:
         return self.problem is None
 
-    def served_store(self) -> ServedStore | None:
-        """The store this worker holds open, for the HTTP layer; None until it is open."""
-        indexer = self.indexer
-        return indexer.store if indexer is not None else None
-
     def _time_left(self) -> float:
         return float("inf") if self._deadline is None else self._deadline - time.monotonic()
 
+    def _drain_over(self) -> bool:
+        return self._stopping.is_set() and self._time_left() <= 0
+
     def _should_exit(self) -> bool:
-        if not self._stopping.is_set():
-            return False
-        if self.queue.depth() == 0:
-            return True
-        return self._time_left() <= 0
+        return self._drain_over() or (self._stopping.is_set() and self.queue.depth() == 0)
 
     def _sleep(self, seconds: float) -> None:
         """Interruptible by stop; during a drain never past the deadline."""
@@ -193,10 +169,7 @@ class Worker(threading.Thread):
         try:
             indexer = self._indexer_factory(self.settings)
         except StoreError as exc:
-            self.metrics.store_errors.inc()
-            self.store_down = True
-            self.problem = f"store unavailable: {exc}"
-            delay = self._backoff.step()
+            delay = self._store_failed(f"store unavailable: {exc}")
             log.warning("cannot open the store (%s); retrying in %.1fs", exc, delay)
             self._sleep(delay)
             return False
@@ -216,10 +189,7 @@ class Worker(threading.Thread):
         try:
             got = self.lease.acquire()
         except Exception as exc:  # noqa: BLE001 - the store is down: same as any store error
-            self.metrics.store_errors.inc()
-            self.store_down = True
-            self.problem = f"store unavailable (lease): {exc}"
-            self._sleep(self._backoff.step())
+            self._sleep(self._store_failed(f"store unavailable (lease): {exc}"))
             return False
         if got:
             self.standby = False
@@ -231,6 +201,13 @@ class Worker(threading.Thread):
         log.info("%s; retrying in %.1fs", self.problem, self.d.lease_retry_seconds)
         self._sleep(self.d.lease_retry_seconds)
         return False
+
+    def _store_failed(self, problem: str) -> float:
+        """Record a store failure; the seconds to wait before the next try."""
+        self.metrics.store_errors.inc()
+        self.store_down = True
+        self.problem = problem
+        return self._backoff.step()
 
     def _take(self, fill: bool) -> _Batch | None:
         items = self.queue.take(self.d.batch_size, self.d.batch_wait_seconds, self._stopping, fill=fill)
@@ -256,16 +233,11 @@ class Worker(threading.Thread):
                 # Its features stay valid if the store fails: a retry decides the same prepared batch.
                 outcomes = self.indexer.index_prepared(batch.prepared)
             except StoreError as exc:
-                self.metrics.store_errors.inc()
-                self.store_down = True
-                self.problem = f"store unavailable: {exc}"
-                delay = self._backoff.step()
+                delay = self._store_failed(f"store unavailable: {exc}")
                 log.warning("batch of %d failed on the store (%s); kept in the queue, retrying in %.1fs", len(seqs), exc, delay)
-                if self._stopping.is_set() and self._time_left() <= 0:
-                    self.queue.release(seqs)
-                    return
-                self._sleep(delay)
-                if self._stopping.is_set() and self._time_left() <= 0:
+                if not self._drain_over():
+                    self._sleep(delay)
+                if self._drain_over():
                     self.queue.release(seqs)
                     return
                 continue

@@ -93,6 +93,9 @@ def test_store_outage_holds_the_queue_and_recovers(daemons, tmp_path):
     d.wait_for(lambda: d.metric("newsdedup_store_errors_total") >= 3, 10, "retries")
     assert d.metric("newsdedup_queue_depth") == 20
     assert "store unavailable" in " ".join(d.get("/readyz").json()["reasons"])
+    for path in ("/v1/clusters", "/v1/clusters/art-0000", "/v1/articles/art-0000", "/v1/labels"):  # reads: 503, come back later
+        down = d.get(path)
+        assert down.status == 503 and down.headers["Retry-After"] and "store unavailable" in down.json()["error"], path
     fault.unlink()
     d.wait_drained()
     d.wait_for(lambda: d.get("/readyz").status == 200, 10, "ready again")

@@ -202,12 +202,12 @@ def test_the_worker_prepares_the_next_batch_on_the_indexers_stages_before_decidi
     q.put_many([(r["id"], r) for r in records], "http")
     d = DaemonSettings(batch_size=2, batch_wait_seconds=0.0)
     worker = Worker(Settings(), d, q, _metrics(q), indexer_factory=lambda s: ix, lease_factory=NoopLease)
-    assert worker.served_store() is None  # the HTTP layer's handle: nothing before the store is open
+    assert worker.indexer is None  # what the HTTP layer reads: nothing before the store is open
     worker.start()
     deadline = time.monotonic() + 60
     while q.depth() and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert worker.served_store() is ix.store
+    assert worker.indexer is ix
     worker.stop(0)
     worker.join(30)
     assert q.depth() == 0 and q.dead_count() == 0
