@@ -30,7 +30,7 @@ from .compare.rules import Verdict, judge
 from .compare.sides import Side, shingle_source
 from .comparer import PairComparer
 from .errors import InvalidArticle
-from .features import Featurizer, TextFeatures, text_features
+from .features import Featurizer, TextFeatures, stored_text_features
 from .features.embedding import create_embedder
 from .features.shingles import contained, shingles
 from .features.simhash import hamming
@@ -335,7 +335,11 @@ class Indexer:
     def _side_for(self, stored: StoredArticle) -> Side:
         side = self._side_cache.get(stored.id)
         if side is None:
-            tf = text_features(stored.clean_title, stored.clean_body, self.settings, cleaned=True)
+            tf = stored_text_features(
+                stored.clean_title, stored.clean_body, title_md5=stored.title_md5, body_md5=stored.body_md5,
+                content_key=stored.content_key, simhash_=stored.simhash, token_count=stored.token_count,
+                settings=self.settings,
+            )
             # The pre-check shingled the same text (the body cut to feature_max_chars) a moment ago.
             side = self._remember(Side.of(stored.id, tf, stored.vector, stored.publish_time,
                                           known_shingles=self._precheck_shingles.get(stored.id)))
@@ -454,7 +458,7 @@ class Indexer:
                 dup_of=match.article.id if match else None,
                 dup_reason=match.verdict.reason.value if match else None,
                 score=match.verdict.score if match else None,
-                indexed_at=now, extra=dict(article.extra),
+                indexed_at=now, extra=dict(article.extra), token_count=side.text.token_count,
             )
             pending[stored.id] = stored
             pending_sides[stored.id] = side

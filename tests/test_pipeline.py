@@ -318,3 +318,27 @@ def test_a_stored_sides_shingles_are_the_pre_checks(make_indexer):
     assert side.shingles is pre
     fresh = Side.of("a", text_features(stored.clean_title, stored.clean_body, ix.settings, cleaned=True), None, None)
     assert (side.shingles == fresh.shingles).all()
+
+
+def test_a_stored_sides_features_are_read_from_its_row_not_tokenised_again(make_indexer, monkeypatch):
+    """A stored candidate's text features come from its row (token count included); only a row
+    without a token count (an older store, another store kind) is tokenised, to the same features."""
+    from dataclasses import replace
+
+    import indexer.features as features
+
+    ix = make_indexer()
+    html = "<p>原标题：10月CPI同比上涨2.1%</p>" + "".join(f"<p>{p}</p>" for p in CPI.split("\n"))
+    ix.index_many([rec("a", "【快讯】10月CPI同比上涨2.1%", html)])
+    kept = ix._side_cache.pop("a")
+    stored = ix.store.get_many(["a"])["a"]
+    assert stored.token_count == kept.text.token_count > 0
+
+    def no_tokenising(*args, **kwargs):
+        raise AssertionError("a stored row was tokenised again")
+
+    with monkeypatch.context() as m:
+        m.setattr(features, "weighted_tokens", no_tokenising)
+        assert ix._side_for(stored).text == kept.text
+    ix._side_cache.clear()
+    assert ix._side_for(replace(stored, token_count=None)).text == kept.text

@@ -68,6 +68,31 @@ def text_features(title: str, body: str, settings: Settings, *, cleaned: bool = 
     )
 
 
+def stored_text_features(
+    clean_title: str, clean_body: str, *, title_md5: str, body_md5: str, content_key: str, simhash_: int,
+    token_count: int | None, settings: Settings,
+) -> TextFeatures:
+    """Features of a stored article's text: what ``text_features`` computed from the same cleaned
+    text when the article was written, read back from its row, so a stored candidate is not
+    tokenised again. Only the headline grams are computed (cheap; not stored). A row that lacks
+    its token count (written before it was kept, or by a store that does not keep it) or whose
+    body is longer than ``feature_max_chars`` now (the setting changed since) is featurised anew.
+    """
+    if token_count is None or len(clean_body) > settings.input.feature_max_chars:
+        return text_features(clean_title, clean_body, settings, cleaned=True)
+    return TextFeatures(
+        clean_title=clean_title,
+        clean_body=clean_body,
+        title_md5=title_md5,
+        body_md5=body_md5,
+        content_key=content_key,
+        simhash=simhash_,
+        bands=band_keys(simhash_, settings.simhash.bands),
+        token_count=token_count,
+        title_vec=title_vector(headline(clean_title, clean_body)),
+    )
+
+
 def embedding_text(clean_title_: str, clean_body_: str, max_chars: int) -> str:
     return (clean_title_ + "。" + clean_body_ if clean_title_ else clean_body_)[:max_chars]
 

@@ -77,6 +77,9 @@ class StoredArticle:
     score: float | None = None
     indexed_at: datetime | None = None
     extra: dict = field(default_factory=dict)
+    # Distinct content tokens of the cleaned text (TextFeatures.token_count), kept so a stored
+    # candidate's features need no tokenising again; None where a store does not keep it.
+    token_count: int | None = None
 
     def export_record(self) -> dict:
         return {

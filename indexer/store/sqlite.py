@@ -33,7 +33,7 @@ DB_FILE = "articles.sqlite3"
 ANN_FILE = "vectors.hnsw"
 ANN_META_FILE = "vectors.json"
 ANN_SAVE_EVERY = 50_000
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 UNREADABLE_EXTRA_KEY = "unreadable_extra"  # holds stored extra text that cannot be parsed back
 _UNREADABLE_EXTRA_LOGGED: set[str] = set()  # article ids already warned about (once per process)
 
@@ -51,7 +51,8 @@ CREATE TABLE IF NOT EXISTS articles (
     vector BLOB,
     cluster_id TEXT NOT NULL, is_canonical INTEGER NOT NULL,
     dup_of TEXT, dup_reason TEXT, score REAL,
-    indexed_at TEXT NOT NULL, extra TEXT NOT NULL
+    indexed_at TEXT NOT NULL, extra TEXT NOT NULL,
+    token_count INTEGER
 );
 CREATE INDEX IF NOT EXISTS articles_content_key ON articles(content_key);
 CREATE INDEX IF NOT EXISTS articles_canonical_url ON articles(canonical_url) WHERE canonical_url != '';
@@ -78,10 +79,17 @@ UPDATE bands SET simhash = (SELECT simhash FROM articles a WHERE a.rid = bands.r
                  publish_ts = (SELECT publish_ts FROM articles a WHERE a.rid = bands.rid);
 UPDATE meta SET value = '2' WHERE key = 'schema_version';
 """
+# Schema 3 keeps each article's token count, the one text feature a stored candidate's comparison
+# needs that its row did not hold (it was tokenised again for it). Rows written before have NULL
+# and are tokenised when compared, as before.
+_MIGRATE_2_TO_3 = """
+ALTER TABLE articles ADD COLUMN token_count INTEGER;
+UPDATE meta SET value = '3' WHERE key = 'schema_version';
+"""
 _COLUMNS = (
     "rid, id, url, canonical_url, source, title, content, publish_ts, clean_title, clean_body, title_md5, "
     "body_md5, content_key, simhash, bands, vector, cluster_id, is_canonical, dup_of, dup_reason, score, "
-    "indexed_at, extra"
+    "indexed_at, extra, token_count"
 )
 _SQL_VARS = 900  # stay under SQLite's bound-parameter limit in IN (...) lists
 # Windows up to this long are answered exactly from per-day vectors (day_vectors.py); longer or
@@ -162,6 +170,10 @@ class SqliteStore:
         if row and row[0] == "1":
             log.info("upgrading the embedded store at %s to schema 2 (fingerprints in band rows)", self.directory)
             self._db.executescript("BEGIN IMMEDIATE;" + _MIGRATE_1_TO_2 + "COMMIT;")
+            row = ("2",)
+        if row and row[0] == "2":
+            log.info("upgrading the embedded store at %s to schema 3 (token counts kept)", self.directory)
+            self._db.executescript("BEGIN IMMEDIATE;" + _MIGRATE_2_TO_3 + "COMMIT;")
 
     def _check_meta(self, wanted: dict[str, str]) -> None:
         with self._lock:
@@ -268,7 +280,7 @@ class SqliteStore:
 
     def _row_to_article(self, row) -> StoredArticle:
         (rid, aid, url, curl, source, title, content, pts, ctitle, cbody, tmd5, bmd5, ckey, sh, bands, vec,
-         cid, canon, dup_of, reason, score, indexed_at, extra) = row
+         cid, canon, dup_of, reason, score, indexed_at, extra, token_count) = row
         return StoredArticle(
             id=aid, url=url, canonical_url=curl, source=source, title=title, content=content,
             publish_time=datetime.fromtimestamp(pts, tz=timezone.utc) if pts is not None else None,
@@ -276,7 +288,7 @@ class SqliteStore:
             simhash=from_signed(sh), bands=tuple(int(b) for b in bands.split(",") if b),
             vector=np.frombuffer(vec, dtype=np.float32) if vec is not None else None,
             cluster_id=cid, is_canonical=bool(canon), dup_of=dup_of, dup_reason=reason, score=score,
-            indexed_at=datetime.fromisoformat(indexed_at), extra=self._extra_of(aid, extra),
+            indexed_at=datetime.fromisoformat(indexed_at), extra=self._extra_of(aid, extra), token_count=token_count,
         )
 
     def _select_pairs(self, where: str, args: Sequence) -> list[tuple[int, StoredArticle]]:
@@ -415,13 +427,13 @@ class SqliteStore:
                     cur = self._db.execute(
                         "INSERT OR IGNORE INTO articles (id, url, canonical_url, source, title, content, publish_ts, "
                         "clean_title, clean_body, title_md5, body_md5, content_key, simhash, bands, vector, cluster_id, "
-                        "is_canonical, dup_of, dup_reason, score, indexed_at, extra) "
-                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                        "is_canonical, dup_of, dup_reason, score, indexed_at, extra, token_count) "
+                        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                         (a.id, a.url, a.canonical_url, a.source, a.title, a.content, _ts(a.publish_time),
                          a.clean_title, a.clean_body, a.title_md5, a.body_md5, a.content_key, to_signed(a.simhash),
                          ",".join(map(str, a.bands)), vec, a.cluster_id, int(a.is_canonical), a.dup_of, a.dup_reason,
                          a.score, (a.indexed_at.isoformat() if a.indexed_at else now),
-                         json.dumps(a.extra, ensure_ascii=False, default=str)),
+                         json.dumps(a.extra, ensure_ascii=False, default=str), a.token_count),
                     )
                     if cur.rowcount:
                         rid = cur.lastrowid

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -82,13 +84,31 @@ def test_a_schema_1_store_is_upgraded_in_place(tmp_path):
         s._db.executescript(
             "CREATE TABLE old_bands (band INTEGER NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (band, rid)) WITHOUT ROWID;"
             "INSERT INTO old_bands SELECT band, rid FROM bands; DROP TABLE bands; ALTER TABLE old_bands RENAME TO bands;"
+            "ALTER TABLE articles DROP COLUMN token_count;"
             "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
         )
     with open_store(tmp_path) as s:
         version = s._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
         window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
         [found] = s.find_band_candidates([BandQuery(band_keys(base, 4), window, simhash=base, max_distance=3)])
-        assert version == "2" and [a.id for a in found] == ["a1"]
+        assert version == "3" and [a.id for a in found] == ["a1"]
+
+
+def test_a_schema_2_store_is_upgraded_in_place_and_its_rows_are_featurised_anew(tmp_path):
+    """Stores made before rows kept their token count open, keep their articles, and read them
+    back without one (the indexer then tokenises them, as it did before); new rows keep theirs."""
+    with open_store(tmp_path) as s:
+        s.write([art("a1")])
+        s._db.executescript(
+            "ALTER TABLE articles DROP COLUMN token_count;"
+            "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
+        )
+    with open_store(tmp_path) as s:
+        version = s._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+        s.write([replace(art("a2"), token_count=17)])
+        got = s.get_many(["a1", "a2"])
+        assert version == "3"
+        assert got["a1"].token_count is None and got["a2"].token_count == 17
 
 
 def test_candidate_rows_cache_is_bounded_and_answers_like_the_table(tmp_path, monkeypatch):
