@@ -239,10 +239,25 @@ def _day_distance(a: EventDate, b: EventDate) -> int:
     return near
 
 
+# A character a written date cannot follow and still be the same date: 9日 inside 19日 or 十九日
+# is another day.
+_NUMERAL_BEFORE = "0-9零〇一二两三四五六七八九十"
+
+
+@lru_cache(maxsize=1024)
+def _surface_pattern(surface: str) -> re.Pattern:
+    return re.compile(f"(?<![{_NUMERAL_BEFORE}])" + re.escape(surface))
+
+
+def _says_the_same_words(surface: str, text: str) -> bool:
+    """``text`` writes the date ``surface`` as a whole, not as the tail of a longer number."""
+    return surface in text and _surface_pattern(surface).search(text) is not None
+
+
 def _dates_meet(lead: tuple[EventDate, ...], other: tuple[EventDate, ...], other_text: str) -> bool:
     """Some lead date is within the slack of a date the other report gives, or the other report
     uses the same words for it (a repost published days later keeps its original's 昨日)."""
-    return any(a.surface and a.surface in other_text for a in lead) or any(
+    return any(a.surface and _says_the_same_words(a.surface, other_text) for a in lead) or any(
         _day_distance(a, b) <= DATE_SLACK_DAYS for a in lead for b in other
     )
 

@@ -305,3 +305,18 @@ def test_magnitudes_a_revision_apart_agree():
     other = spec("四川汶川发生6.1级地震", "12日14时28分，四川汶川县发生6.1级地震。", when)
     assert specifics_conflict(first, revised) is None
     assert specifics_conflict(first, other) == "magnitude differ: 7.8 vs 6.1"
+
+
+def test_a_day_inside_a_longer_date_is_not_the_same_words():
+    # 9日 is written inside 19日 and 十九日: another day, not a copy keeping its original's words.
+    bombing_19 = spec("卡拉奇发生自杀式爆炸袭击", "巴基斯坦电视台19日报道，当天凌晨在南部港口城市卡拉奇，一辆汽车附近发生爆炸，造成至少110人死亡。",
+                      datetime(2024, 5, 26, 5, tzinfo=CST))
+    bombing_9 = spec("白沙瓦一酒店发生爆炸袭击", "巴基斯坦白沙瓦的一家酒店当地时间9日晚发生一起爆炸袭击事件，目前死亡人数已升至18人。",
+                     datetime(2024, 5, 27, 5, tzinfo=CST))
+    assert specifics_conflict(bombing_19, bombing_9).startswith("event dates differ")
+    in_words = spec("卡拉奇发生爆炸袭击", "巴基斯坦电视台十九日报道，当天凌晨在卡拉奇发生爆炸。", datetime(2024, 5, 26, 5, tzinfo=CST))
+    assert specifics_conflict(in_words, bombing_9).startswith("event dates differ")
+    # The same words as a whole still meet, whatever day each side was published on.
+    late_copy = spec("白沙瓦一酒店发生爆炸袭击", "巴基斯坦白沙瓦的一家酒店当地时间9日晚发生一起爆炸袭击事件。", datetime(2024, 6, 12, 5, tzinfo=CST))
+    assert late_copy.dates != bombing_9.dates  # 9 June against 9 May ...
+    assert specifics_conflict(late_copy, bombing_9) is None  # ... but both write 9日
