@@ -1,8 +1,7 @@
 """``newsdedup es init|check`` and ``newsdedup kibana import``.
 
-Both groups are registered on the main CLI by the core. Settings come from the main CLI's context
-(``ctx.obj`` being a ``Settings`` or holding one under ``"settings"``) or, when run alone, from
-``--config`` / ``$NEWSDEDUP_CONFIG`` and the environment. Secrets are never echoed.
+Both groups are registered on the main CLI by the core. Settings come from ``--store``, ``--config``
+/ ``$NEWSDEDUP_CONFIG``, ``--set`` and the environment, as for every command. Secrets are never echoed.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ import ssl
 import urllib.error
 import urllib.request
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +32,6 @@ KIBANA_DIR = Path(__file__).resolve().parents[1] / "es_mappings" / "kibana"
 DATA_VIEW_TYPE = "index-pattern"
 
 
-def _settings(ctx: click.Context, config: str | None, store: str | None, sets: tuple[str, ...]) -> Settings:
-    obj = ctx.find_root().obj
-    if isinstance(obj, Settings):
-        return obj
-    if isinstance(obj, dict) and isinstance(obj.get("settings"), Settings):
-        return obj["settings"]
-    return settings_from_options(config, store, sets)
-
-
 def _dims(settings: Settings, dims: int | None) -> int | None:
     """Vector dims of the configured model (``--dims`` avoids loading a large model)."""
     if dims is not None:
@@ -51,21 +42,31 @@ def _dims(settings: Settings, dims: int | None) -> int | None:
     return embedder.dims if embedder is not None else None
 
 
-def _client_and_schema(settings: Settings, dims: int | None):
-    """``(client, schema, target)``, built as the store builds them (``client_from_settings``,
-    ``schema_options``), so ``es init`` makes the index the daemon and ``ingest`` expect."""
-    from .store.es_config import client_from_settings
+@contextmanager
+def _connected(what: str, config: str | None, store: str | None, sets: tuple[str, ...], dims: int | None):
+    """``(settings, client, schema, target)``, built as the store builds them (``client_from_settings``,
+    ``schema_options``), so ``es init`` makes the index the daemon and ``ingest`` expect. Store
+    errors in the block become the command's error; the client is closed after it."""
+    from .store.es_config import client_from_settings, translate
     from .store.es_schema import build_schema, schema_options
 
+    settings = settings_from_options(config, store, sets)
     if not is_remote(settings.store.path):
         raise click.UsageError(f"store.path is {settings.store.path!r}; set it to the Elasticsearch URL (http(s)://...)")
     try:
         import elasticsearch  # noqa: F401 - only to give a clear message when the extra is missing
     except ImportError as exc:
         raise click.ClickException("the Elasticsearch store needs: pip install 'newsdedup[es]'") from exc
+    vector_dims = _dims(settings, dims)
     client, cfg, target = client_from_settings(settings)
-    schema = build_schema(cfg, vector_dims=dims, embedding_model=settings.embedding.model, **schema_options(settings))
-    return client, schema, target
+    try:
+        schema = build_schema(cfg, vector_dims=vector_dims, embedding_model=settings.embedding.model, **schema_options(settings))
+        with translate(what, target):
+            yield settings, client, schema, target
+    except NewsdedupError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        client.close()
 
 
 _dims_opt = click.option("--dims", type=int, default=None,
@@ -80,23 +81,15 @@ def es() -> None:
 @es.command("init")
 @common_options
 @_dims_opt
-@click.pass_context
-def es_init(ctx: click.Context, config: str | None, store: str | None, sets: tuple[str, ...], dims: int | None) -> None:
+def es_init(config: str | None, store: str | None, sets: tuple[str, ...], dims: int | None) -> None:
     """Create (or update) the index template, the first index and the write alias. Idempotent;
     an existing index made with other dims or model is an error and is left untouched."""
-    from .store.es_config import check_version, translate
+    from .store.es_config import check_version
     from .store.es_schema import init
 
-    settings = _settings(ctx, config, store, sets)
-    client, schema, target = _client_and_schema(settings, _dims(settings, dims))
-    try:
-        with translate("es init", target):
-            check_version(client.info(), target)
-            result = init(client, schema)
-    except NewsdedupError as exc:
-        raise click.ClickException(str(exc)) from exc
-    finally:
-        client.close()
+    with _connected("es init", config, store, sets, dims) as (_, client, schema, target):
+        check_version(client.info(), target)
+        result = init(client, schema)
     state = "created" if result["index_created"] else "already there"
     click.echo(f"alias {result['alias']} -> {', '.join(result['indices'])} ({state}); templates up to date")
 
@@ -104,34 +97,25 @@ def es_init(ctx: click.Context, config: str | None, store: str | None, sets: tup
 @es.command("check")
 @common_options
 @_dims_opt
-@click.pass_context
-def es_check(ctx: click.Context, config: str | None, store: str | None, sets: tuple[str, ...], dims: int | None) -> None:
+def es_check(config: str | None, store: str | None, sets: tuple[str, ...], dims: int | None) -> None:
     """Connectivity, server version, alias, mapping and vector dims; exit status 1 on a problem."""
-    from .store.es_config import check_version, translate
+    from .store.es_config import check_version
     from .store.es_schema import backing_indices, check_mapping
 
-    settings = _settings(ctx, config, store, sets)
-    client, schema, target = _client_and_schema(settings, _dims(settings, dims))
-    try:
-        with translate("es check", target):
-            info = client.info()
-            major, minor = check_version(info, target)
-            click.echo(f"ok   connected to {target}: Elasticsearch {info['version']['number']}")
-            indices = backing_indices(client, schema.alias)
-            if not indices:
-                raise click.ClickException(f"alias {schema.alias!r} does not exist; run `newsdedup es init`")
-            click.echo(f"ok   alias {schema.alias} -> {', '.join(sorted(indices))}")
-            if len(indices) > 1:
-                click.echo("note several backing indices (rolled over): ids are checked across the alias before writes")
-            check_mapping(client, schema)
-            click.echo(f"ok   mapping: vector dims {schema.vector_dims or 0}, model {settings.embedding.model}, "
-                       f"{settings.simhash.bands} SimHash bands")
-            count = client.count(index=schema.alias)["count"]
-            click.echo(f"ok   {count} articles")
-    except NewsdedupError as exc:
-        raise click.ClickException(str(exc)) from exc
-    finally:
-        client.close()
+    with _connected("es check", config, store, sets, dims) as (settings, client, schema, target):
+        info = client.info()
+        check_version(info, target)
+        click.echo(f"ok   connected to {target}: Elasticsearch {info['version']['number']}")
+        indices = backing_indices(client, schema.alias)
+        if not indices:
+            raise click.ClickException(f"alias {schema.alias!r} does not exist; run `newsdedup es init`")
+        click.echo(f"ok   alias {schema.alias} -> {', '.join(sorted(indices))}")
+        if len(indices) > 1:
+            click.echo("note several backing indices (rolled over): ids are checked across the alias before writes")
+        check_mapping(client, schema)
+        click.echo(f"ok   mapping: vector dims {schema.vector_dims or 0}, model {settings.embedding.model}, "
+                   f"{settings.simhash.bands} SimHash bands")
+        click.echo(f"ok   {client.count(index=schema.alias)['count']} articles")
 
 
 # ---- Kibana -------------------------------------------------------------------------------------------
@@ -216,15 +200,14 @@ def kibana() -> None:
 @click.option("--space", default=None, help="Kibana space id (default space when omitted)")
 @click.option("--dir", "folder", type=click.Path(file_okay=False, exists=True, path_type=Path), default=KIBANA_DIR,
               show_default=True, help="folder of *.ndjson saved objects")
-@click.pass_context
-def kibana_import(ctx: click.Context, config: str | None, store: str | None, sets: tuple[str, ...], kibana_url: str,
+def kibana_import(config: str | None, store: str | None, sets: tuple[str, ...], kibana_url: str,
                   space: str | None, folder: Path) -> None:
     """Import the newsdedup data view, saved search and dashboard (overwriting older copies).
     Authenticates with the es.api_key or es.username/es.password settings; an https Kibana is
     verified with es.ca_certs and es.verify_certs."""
     from .store.es_config import es_config
 
-    cfg = es_config(_settings(ctx, config, store, sets))
+    cfg = es_config(settings_from_options(config, store, sets))
     objects = load_saved_objects(folder, cfg.index)
     result = import_saved_objects(kibana_url, objects, _auth_header(cfg), space, context=tls_context(kibana_url, cfg))
     if not result.get("success"):

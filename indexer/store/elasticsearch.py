@@ -166,7 +166,7 @@ class ElasticsearchStore:
         self.schema: Schema = build_schema(cfg, vector_dims=vector_dims, embedding_model=embedding_model,
                                            fingerprint_layout=fingerprint_layout, bands=bands, hnsw_m=hnsw_m,
                                            hnsw_ef_construction=hnsw_ef_construction)
-        self.server_version = self._connect()
+        self._connect()
         self._indices = self._open_index()
         self._changes = ChangeLog(client, self.alias, target, replicas=cfg.replicas)
         self._changes_ready = self._changes.open(create=cfg.auto_create)
@@ -189,10 +189,10 @@ class ElasticsearchStore:
             raise
 
     # ---- lifecycle ------------------------------------------------------------------------------------
-    def _connect(self) -> tuple[int, int]:
+    def _connect(self) -> None:
         with translate("connecting", self.target):
             info = self.client.info()
-        return check_version(info, self.target)
+        check_version(info, self.target)
 
     def _open_index(self) -> list[str]:
         """Check (or, with ``es.auto_create``, create) the alias and its mapping."""
@@ -281,25 +281,28 @@ class ElasticsearchStore:
     def get_many(self, ids: Sequence[str]) -> dict[str, StoredArticle]:
         ids = list(dict.fromkeys(ids))
         found: dict[str, StoredArticle] = {}
-        if not ids:
-            return found
-        if self.multi_index:  # _mget needs a single index; search + buffer instead
+        if self.multi_index:  # a search sees refreshed articles only: the buffer holds the others
             with self._lock:
                 found.update({i: self._inflight.articles[i] for i in ids if i in self._inflight.articles})
-            rest = [i for i in ids if i not in found]
-            for start in range(0, len(rest), MGET_CHUNK):
-                chunk = rest[start : start + MGET_CHUNK]
+        read = self._read([i for i in ids if i not in found])
+        found.update({i: from_source(src) for i, (_, src) in read.items()})
+        return {i: found[i] for i in ids if i in found}
+
+    def _read(self, ids: Sequence[str]) -> dict[str, tuple[str, dict]]:
+        """(backing index, source) of each stored id: the real-time ``_mget`` on one backing
+        index, a search across a rolled-over alias (``_mget`` needs a single index)."""
+        found: dict[str, tuple[str, dict]] = {}
+        for start in range(0, len(ids), MGET_CHUNK):
+            chunk = list(ids[start : start + MGET_CHUNK])
+            if self.multi_index:
                 hits = self._search("reading articles", query={"ids": {"values": chunk}}, size=len(chunk))["hits"]["hits"]
                 for h in hits:
-                    found.setdefault(h["_id"], from_source(h["_source"]))
-        else:
-            for start in range(0, len(ids), MGET_CHUNK):
+                    found.setdefault(h["_id"], (h["_index"], h["_source"]))
+            else:
                 with translate("reading articles", self.target):
-                    docs = self.client.mget(index=self.alias, ids=ids[start : start + MGET_CHUNK])["docs"]
-                for doc in docs:
-                    if doc.get("found"):
-                        found[doc["_id"]] = from_source(doc["_source"])
-        return {i: found[i] for i in ids if i in found}
+                    docs = self.client.mget(index=self.alias, ids=chunk)["docs"]
+                found.update({d["_id"]: (d["_index"], d["_source"]) for d in docs if d.get("found")})
+        return found
 
     def find_by_canonical_url(self, urls: Sequence[str]) -> dict[str, StoredArticle]:
         urls = [u for u in dict.fromkeys(urls) if u]
@@ -676,20 +679,11 @@ class ElasticsearchStore:
         return hits
 
     def _locate(self, ids: Sequence[str]) -> dict[str, tuple[str, dict]]:
-        """(backing index, source) of each stored id, read in real time where the alias allows."""
+        """(backing index, source) of each stored id, also of those written a moment ago."""
         ids = list(dict.fromkeys(ids))
-        if not ids:
-            return {}
-        if not self.multi_index:
-            with translate("reading articles", self.target):
-                docs = self.client.mget(index=self.alias, ids=ids)["docs"]
-            return {d["_id"]: (d["_index"], d["_source"]) for d in docs if d.get("found")}
-        self._refresh_for_changes()
-        hits = self._search("reading articles", query={"ids": {"values": ids}}, size=len(ids))["hits"]["hits"]
-        found: dict[str, tuple[str, dict]] = {}
-        for h in hits:
-            found.setdefault(h["_id"], (h["_index"], h["_source"]))
-        return found
+        if ids and self.multi_index:
+            self._refresh_for_changes()
+        return self._read(ids)
 
     def _update_docs(self, updates: dict[str, tuple[str, dict]], what: str) -> None:
         """Partial updates (id -> (index, fields)). An article gone meanwhile is skipped with a

@@ -23,7 +23,6 @@ log = logging.getLogger(__name__)
 
 MIN_SERVER = (8, 12)
 SUPPORTED_MAJOR = 8
-SECRET_FIELDS = frozenset({"api_key", "password"})
 
 
 # The [es] section of the settings; the old name stays for readability in this module's callers.
