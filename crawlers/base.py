@@ -134,7 +134,7 @@ class BaseNewsCrawler:
         published = (hint.published if hint is not None else None) or parse_date(found.time_text, now=self.now)
         title = found.title or (hint.title if hint else "")
         self.inc(f"extract/{found.method}")
-        return CrawledArticle(url=page.url, title=title, content=found.content, source=s.name, publish_time=published, fetched_url=page.final_url, method=found.method)
+        return CrawledArticle(url=page.url, title=title, content=found.content, source=s.name, publish_time=published)
 
     # -- flow ----------------------------------------------------------------------------
 
@@ -219,7 +219,7 @@ class BaseNewsCrawler:
             text = element_text(parse_html(entry.content)) if entry.content else ""
             self._parsed += 1
             self.inc("articles/parsed")
-            yield CrawledArticle(url=url, title=entry.title, content=text, source=self.source.name, publish_time=entry.published, fetched_url=entry.url, method="feed")
+            yield CrawledArticle(url=url, title=entry.title, content=text, source=self.source.name, publish_time=entry.published)
         return True
 
     def _crawlable(self, link: str) -> bool:

@@ -13,7 +13,7 @@ import logging
 import random
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Callable, Collection, Mapping
@@ -76,9 +76,7 @@ class FetchResult:
     headers: Mapping[str, str]
     body: bytes = b""
     retries: int = 0
-    elapsed: float = 0.0
     not_modified: bool = False
-    redirects: list[str] = field(default_factory=list)
 
     @property
     def etag(self) -> str | None:
@@ -244,7 +242,6 @@ class Fetcher:
         """GET ``url`` following at most ``max_redirects`` redirects, each hop checked like the
         first. A 304 answer to a conditional request comes back with ``not_modified=True``."""
         count = count or (lambda key: None)
-        started = self._clock()
         current = url
         hops: list[str] = []
         visited = {url}
@@ -271,8 +268,6 @@ class Fetcher:
                 current = next_url  # checked at the top of the loop like the first URL
                 continue
             result.url = url
-            result.redirects = hops
-            result.elapsed = self._clock() - started
             if result.status == 304:
                 result.not_modified = True
             return result

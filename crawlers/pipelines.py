@@ -8,7 +8,6 @@ step reaches an output, so no mojibake or empty page is ever stored.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Iterable
@@ -22,7 +21,6 @@ from .extract import title_text
 
 MAX_MOJIBAKE_RATIO = 0.005
 MAX_TITLE_CHARS = 300
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 @dataclass(frozen=True)
@@ -32,8 +30,6 @@ class CrawledArticle:
     content: str
     source: str  # the source's name from the sources file
     publish_time: datetime | None = None
-    fetched_url: str = ""  # where the body really came from (after redirects)
-    method: str = ""  # "selectors", "generic", "feed"
 
     def to_record(self) -> dict[str, Any]:
         """The indexer's record shape (``indexer.article.article_from_record``)."""

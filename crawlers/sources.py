@@ -81,18 +81,8 @@ class SourceConfig:
         return self.allowed_hosts or tuple(dict.fromkeys(host_entry_for(u) for u in self.start_urls))
 
     def fetch_policy(self) -> FetchPolicy:
-        return FetchPolicy(
-            user_agent=self.user_agent,
-            timeout=self.timeout,
-            max_total_time=self.max_total_time,
-            max_retries=self.max_retries,
-            backoff_base=self.backoff_base,
-            max_retry_after=self.max_retry_after,
-            delay=self.delay,
-            max_bytes=self.max_bytes,
-            max_redirects=self.max_redirects,
-            obey_robots=self.obey_robots,
-        )
+        """The politeness keys a source sets (same names); the others keep FetchPolicy's defaults."""
+        return FetchPolicy(**{f.name: getattr(self, f.name) for f in dataclasses.fields(FetchPolicy) if f.name in _FIELDS})
 
 
 @dataclass(frozen=True)

@@ -61,9 +61,6 @@ def format_table(rows: Iterable[tuple[str, Mapping[str, int]]]) -> str:
     """A plain-text per-source summary for the CLI."""
     lines = []
     for name, c in rows:
-        failures = with_prefix(c, "fetch/failures")
-        rejected = with_prefix(c, "fetch/rejected")
-        dropped = with_prefix(c, "pipeline/dropped")
         lines.append(
             f"{name}: pages fetched {c.get('fetch/pages', 0)}"
             f" (not modified {c.get('fetch/not_modified', 0)}, retries {c.get('retry/count', 0)}),"
@@ -72,10 +69,7 @@ def format_table(rows: Iterable[tuple[str, Mapping[str, int]]]) -> str:
             f" already indexed {c.get('index/already_indexed', 0)}, rejected {c.get('index/rejected', 0)},"
             f" written {c.get('output/written', 0)}"
         )
-        if failures:
-            lines.append("  failures: " + ", ".join(f"{k} {v}" for k, v in sorted(failures.items())))
-        if rejected:
-            lines.append("  not fetched: " + ", ".join(f"{k} {v}" for k, v in sorted(rejected.items())))
-        if dropped:
-            lines.append("  dropped: " + ", ".join(f"{k} {v}" for k, v in sorted(dropped.items())))
+        for label, prefix in (("failures", "fetch/failures"), ("not fetched", "fetch/rejected"), ("dropped", "pipeline/dropped")):
+            if causes := with_prefix(c, prefix):
+                lines.append(f"  {label}: " + ", ".join(f"{k} {v}" for k, v in sorted(causes.items())))
     return "\n".join(lines)
