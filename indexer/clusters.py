@@ -143,7 +143,7 @@ def copy_bridge(bridge: Side, ev_p: PairEvidence, p: Side, ev_q: PairEvidence, q
 def _one_story(ev: PairEvidence, settings: Settings) -> bool:
     """The bar a near or semantic member must reach to its cluster's canonical article."""
     return (
-        ev.template is None and ev.specifics is None and ev.event_score is not None
+        ev.template is None and ev.specifics is None and not ev.roundups and ev.event_score is not None
         and ev.event_score >= settings.decision.cluster_threshold
     )
 

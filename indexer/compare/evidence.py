@@ -39,6 +39,7 @@ class PairEvidence:
     template: str | None  # why the pair looks like a templated report, or None
     specifics: str | None = None  # which event specific differs (place, date, figure), or None
     headline_only: bool = False  # neither side has a body worth the name (headline pairs)
+    roundups: int = 0  # how many of the two sides gather several stories (compare.roundups)
 
 
 def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
@@ -80,4 +81,5 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
         event_score=event, title_numbers_conflict=title_number_conflict(a.text.clean_title, b.text.clean_title),
         template=template, specifics=specifics,
         headline_only=max(len(a.text.clean_body), len(b.text.clean_body)) < HEADLINE_ONLY_BODY,
+        roundups=int(a.roundup) + int(b.roundup),
     )

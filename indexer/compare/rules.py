@@ -7,6 +7,9 @@
                 character-gram similarity) above the threshold, no conflicting figures in the
                 two headlines and no conflicting event specifics (places, dates, casualties).
 
+A *roundup* (a briefing gathering several stories, ``compare.roundups``) is a story of its own:
+it matches only an exact or fingerprint-near copy of itself, never one of the stories it quotes.
+
 Near and semantic matches are refused when the two texts differ in a way that makes them different
 news although they read alike: a *templated report* (stock moves, weather warnings, prices, lottery
 draws) where the differences are numbers or names substituted into the same sentence frame.
@@ -275,9 +278,11 @@ def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings
     if decision.enabled("near"):
         if ev.hamming <= near_limit(ev.short, simhash):
             return Verdict(Reason.NEAR, round(1.0 - ev.hamming / 64.0, 4))
-        if ev.containment >= decision.near_containment:
+        # A roundup holds each of its stories' leads: holding a story is not being a copy of it.
+        if ev.containment >= decision.near_containment and ev.roundups != 1:
             return Verdict(Reason.NEAR, round(ev.containment, 4))
-    if not decision.enabled("semantic") or ev.cosine is None or ev.title_numbers_conflict or ev.specifics:
+    # A roundup is its own story: alike in topic to each story it gathers, the same as none of them.
+    if not decision.enabled("semantic") or ev.cosine is None or ev.title_numbers_conflict or ev.specifics or ev.roundups:
         return None
     from .model import load_model  # noqa: PLC0415 - model imports evidence, which imports this module
 

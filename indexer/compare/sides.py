@@ -13,6 +13,7 @@ from ..cleaning import exact_form
 from ..features import TextFeatures
 from ..features.exact import MIN_BODY_CHARS_FOR_KEY
 from ..features.shingles import shingles
+from .roundups import is_roundup
 from .specifics import Specifics, extract_specifics
 
 # Characters of the body after the headline that count as the lead: where a report says where
@@ -46,6 +47,11 @@ class Side:
     def specifics(self) -> Specifics:
         """Event specifics, read when a semantic comparison first needs them."""
         return extract_specifics(self.text.clean_title, self.text.clean_body, self.publish_time)
+
+    @cached_property
+    def roundup(self) -> bool:
+        """Whether the article gathers several stories (``roundups``): a story of its own."""
+        return is_roundup(self.text.clean_title, self.text.clean_body)
 
 
 def shingle_source(clean_title: str, clean_body: str) -> str:

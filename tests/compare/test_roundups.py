@@ -1,0 +1,89 @@
+"""Roundups (briefings gathering several stories) are stories of their own: they match their own
+copies, never one of the stories they quote."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.compare.roundups import is_roundup, item_numbers, longest_numbered_run
+from indexer.pipeline import Decision
+from tests.test_pipeline import CPI, QUAKE, rec
+
+FIRE = (
+    "14日下午，南京市江宁区天元东路金鹰购物中心发生火灾，现场浓烟滚滚。消防部门调集12辆消防车赶赴现场处置，"
+    "明火于傍晚被扑灭。事故造成1人死亡、5人受伤。起火原因正在调查中。"
+)
+
+
+def lead(text: str) -> str:
+    return "".join(text.split("。")[:2]) + "。"
+
+
+BRIEFING_BODY = "\n".join([
+    "今天有哪些新闻值得关注？一起来看。",
+    "1. 10月CPI同比上涨2.1%", lead(CPI),
+    "2. 四川泸定发生5.1级地震", lead(QUAKE),
+    "3. 南京一购物中心突发大火", lead(FIRE),
+    "以上内容综合自网络。",
+])
+BRIEFING = rec("brief", "早报｜10月CPI同比上涨2.1%等3条要闻", BRIEFING_BODY)
+CPI_REPORT = rec("cpi", "10月CPI同比上涨2.1%", CPI)
+CPI_TEASER = rec("cpi-teaser", "10月CPI同比上涨2.1%", lead(CPI) + "\n阅读全文")
+
+
+@pytest.mark.parametrize("title,body", [
+    ("早报｜10月CPI同比上涨2.1%等3条要闻", BRIEFING_BODY),
+    ("新闻早知道：3月14日", "1、泸定发生地震\n2、南京购物中心火灾\n3、统计局发布物价数据"),
+    ("今日要闻速览", "①泸定发生地震\n②南京购物中心火灾\n③统计局发布物价数据\n④股市收涨"),
+    ("每日5条新闻", "一、泸定发生地震\n二、南京购物中心火灾\n三、统计局发布物价数据"),
+])
+def test_briefings_are_roundups(title, body):
+    assert is_roundup(title, body)
+
+
+@pytest.mark.parametrize("title,body", [
+    # a column tag over one story
+    ("早报｜泸定发生5.1级地震", QUAKE),
+    # a policy numbers its points, under a headline that gathers nothing
+    ("国务院发布10条措施稳定物价", "一、加强保供\n二、打击囤积\n三、完善储备\n四、强化监测"),
+    # an outlet's name is not a roundup word
+    ("扬子晚报：南京一购物中心突发大火", "1. 起火经过\n2. 伤亡情况\n3. 起火原因"),
+    # items out of sequence, and figures at the start of lines
+    ("要闻", "1. 一\n3. 三\n5. 五"),
+    ("要闻", "1.5亿元投入改造\n2.3万户受益\n3.1公里新路"),
+    ("", ""),
+])
+def test_single_stories_are_not_roundups(title, body):
+    assert not is_roundup(title, body)
+
+
+def test_item_numbers_read_each_numbering_style():
+    assert item_numbers("1. a\n2、b\n(3) c\n【4】d\n五、e\n⑥f\n正文 7. 不在行首") == [1, 2, 3, 4, 5, 6]
+    assert longest_numbered_run([1, 2, 1, 2, 3, 4, 9, 1]) == 4
+    assert longest_numbered_run([2, 3, 4]) == 0  # a list starts at 1
+
+
+def test_a_roundup_matches_none_of_its_stories(make_indexer):
+    ix = make_indexer()
+    evidence, verdict = ix.compare(BRIEFING, CPI_TEASER)
+    # The teaser is held whole by the briefing: a trimmed copy by containment, were it not a roundup.
+    assert evidence.roundups == 1 and evidence.containment >= ix.settings.decision.near_containment, evidence
+    assert verdict is None
+    evidence, verdict = ix.compare(BRIEFING, CPI_REPORT)
+    assert evidence.roundups == 1 and verdict is None, evidence
+
+
+def test_a_roundup_matches_its_own_copies(make_indexer):
+    ix = make_indexer()
+    copy = rec("brief-copy", "【转】早报｜10月CPI同比上涨2.1%等3条要闻 - 光明网", BRIEFING_BODY + "\n责任编辑：王磊")
+    evidence, verdict = ix.compare(BRIEFING, copy)
+    assert evidence.roundups == 2 and verdict is not None and verdict.reason.value in ("exact", "near"), evidence
+
+
+def test_a_roundup_starts_its_own_cluster_whatever_the_order(make_indexer):
+    for order in ([CPI_REPORT, CPI_TEASER, BRIEFING], [BRIEFING, CPI_TEASER, CPI_REPORT]):
+        ix = make_indexer()
+        out = {o.article_id: o for o in ix.index_many(order)}
+        assert out["cpi-teaser"].cluster_id == out["cpi"].cluster_id
+        assert out["brief"].cluster_id not in (out["cpi"].cluster_id,)
+        assert out["brief"].decision is Decision.NEW
