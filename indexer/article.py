@@ -55,16 +55,6 @@ class Article:
     def canonical_url(self) -> str:
         return canonical_url(self.url)
 
-    def to_record(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "url": self.url,
-            "source": self.source,
-            "title": self.title,
-            "content": self.content,
-            "publish_time": self.publish_time.isoformat() if self.publish_time else None,
-        }
-
 
 def _text_field(record: Mapping[str, Any], name: str, where: str | None) -> str:
     value = record.get(name)

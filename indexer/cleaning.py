@@ -25,7 +25,6 @@ CLEANING_VERSION = "clean3"
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
 
 # 【快讯】 〔关注〕 [视频] （图） 「独家」 ... at the start or end of a title, and any 【…】 anywhere.
-_BRACKET_PAIRS = "【】〔〕［］[]〖〗「」『』《》()（）<>"
 _LEADING_TAG = re.compile(r"^\s*(?:[【〔［\[〖「『(（<][^】〕］\]〗」』)）>]{1,12}[】〕］\]〗」』)）>]\s*)+")
 _TRAILING_TAG = re.compile(r"(?:\s*[【〔［\[〖(（][^】〕］\]〗)）]{1,12}[】〕］\]〗)）])+\s*$")
 _ANY_LENTICULAR = re.compile(r"【[^】]{1,12}】")
@@ -136,7 +135,6 @@ LEAD_LINES = 2
 BOILERPLATE_MAX_LINE = 200
 _SPACES = re.compile(r"[ \t\u3000\xa0]+")
 _INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2060\ufeff]")
-_NEWLINES = re.compile(r"\n\s*\n+")
 
 
 def looks_like_html(text: str) -> bool:

@@ -141,14 +141,9 @@ def _print_summary(counts: Counter, rejected: int, elapsed: float, rejects: str)
 def export(store: str | None, config: str | None, sets: tuple[str, ...], output: str | None) -> None:
     """Write every article with its cluster assignment as JSON Lines."""
     settings = settings_from_options(config, store, sets)
-    with _open_indexer(settings) as indexer:
-        out = open(output, "w", encoding="utf-8") if output else sys.stdout
-        try:
-            for article in indexer.store.iter_articles():
-                out.write(json.dumps(article.export_record(), ensure_ascii=False) + "\n")
-        finally:
-            if output:
-                out.close()
+    with _open_indexer(settings) as indexer, click.open_file(output or "-", "w", encoding="utf-8") as out:
+        for article in indexer.store.iter_articles():
+            out.write(json.dumps(article.export_record(), ensure_ascii=False) + "\n")
 
 
 def _pair_side(value: Any) -> Any:

@@ -23,7 +23,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -294,13 +294,12 @@ def _json_error(exc: BaseException) -> str:
     return str(exc)
 
 
-async def read_announced_body(request: Request, ctx: ServiceContext) -> bytearray:
-    """The body its Content-Length announces, within ``max_body_bytes`` and the byte budget. The
-    caller gives ``len`` of it back to ``ctx.body_budget`` when the request is answered."""
-    d = ctx.d
-    if request.headers.get("transfer-encoding", "").lower() not in ("", "identity"):
+def announced_length(headers: Mapping[str, str]) -> int:
+    """The body length a request announces (lower-case header names); a chunked body, or a
+    missing or bad Content-Length, is refused and its connection closed."""
+    if headers.get("transfer-encoding", "").lower() not in ("", "identity"):
         raise ApiError(411, "send a Content-Length (chunked bodies are not accepted)", close=True)
-    raw_len = request.headers.get("content-length")
+    raw_len = headers.get("content-length")
     if raw_len is None:
         raise ApiError(411, "Content-Length required", close=True)
     try:
@@ -309,6 +308,14 @@ async def read_announced_body(request: Request, ctx: ServiceContext) -> bytearra
             raise ValueError
     except ValueError:
         raise ApiError(400, "bad Content-Length", close=True) from None
+    return length
+
+
+async def read_announced_body(request: Request, ctx: ServiceContext) -> bytearray:
+    """The body its Content-Length announces, within ``max_body_bytes`` and the byte budget. The
+    caller gives ``len`` of it back to ``ctx.body_budget`` when the request is answered."""
+    d = ctx.d
+    length = announced_length(request.headers)
     if length > d.max_body_bytes:
         raise ApiError(413, f"body of {length} bytes exceeds {d.max_body_bytes}", close=True)
     if not ctx.body_budget.try_take(length):
@@ -468,11 +475,10 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
             components["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer",
                                                         "description": "daemon.auth_token, when one is set"}}
             for path, item in schema.get("paths", {}).items():
-                if path not in ("/healthz", "/readyz", "/metrics"):
-                    for op in item.values():
+                for op in item.values():
+                    if path not in ("/healthz", "/readyz", "/metrics"):
                         op["security"] = [{"bearer": []}]
-            for path in schema.get("paths", {}).values():
-                for op in path.values():  # invalid parameters answer 400 (see _invalid), not FastAPI's 422
+                    # invalid parameters answer 400 (see _invalid), not FastAPI's 422
                     responses = op.get("responses", {})
                     if "HTTPValidationError" in json.dumps(responses.get("422", {})):
                         del responses["422"]
@@ -649,11 +655,6 @@ class RequestAccounting:
 
 def small_body_check(scope) -> None:
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-    if headers.get("transfer-encoding", "").lower() not in ("", "identity"):
-        raise ApiError(411, "send a Content-Length (chunked bodies are not accepted)", close=True)
-    try:
-        length = int(headers.get("content-length", "0"))
-    except ValueError:
-        raise ApiError(400, "bad Content-Length", close=True) from None
+    length = announced_length({"content-length": "0", **headers})
     if length > MAX_SMALL_BODY:
         raise ApiError(413, f"body of {length} bytes exceeds {MAX_SMALL_BODY}", close=True)

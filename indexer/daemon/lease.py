@@ -178,21 +178,17 @@ class EsLeaseBackend:
         return dict(resp["_source"]), int(resp["_seq_no"]), int(resp["_primary_term"])
 
     def create(self, doc_id: str, source: dict):
-        from elasticsearch import ConflictError
-
         self._ensure_index()
-        try:
-            resp = self.client.index(index=self.index, id=doc_id, document=source, op_type="create", refresh=True)
-        except ConflictError as exc:
-            raise LeaseConflict(str(exc)) from exc
-        return int(resp["_seq_no"]), int(resp["_primary_term"])
+        return self._write(doc_id, source, op_type="create")
 
     def cas(self, doc_id: str, source: dict, seq_no: int, primary_term: int):
+        return self._write(doc_id, source, if_seq_no=seq_no, if_primary_term=primary_term)
+
+    def _write(self, doc_id: str, source: dict, **condition: Any) -> tuple[int, int]:
         from elasticsearch import ConflictError
 
         try:
-            resp = self.client.index(index=self.index, id=doc_id, document=source, if_seq_no=seq_no,
-                                     if_primary_term=primary_term, refresh=True)
+            resp = self.client.index(index=self.index, id=doc_id, document=source, refresh=True, **condition)
         except ConflictError as exc:
             raise LeaseConflict(str(exc)) from exc
         return int(resp["_seq_no"]), int(resp["_primary_term"])
@@ -234,8 +230,8 @@ class ElasticsearchLease:
         self._last_holder: str | None = None
         self._lock = threading.Lock()
 
-    def _doc(self, now: float, acquired_at: float) -> dict:
-        return {"holder": self.owner, "expires_at": now + self.ttl, "acquired_at": acquired_at}
+    def _doc(self, now: float) -> dict:
+        return {"holder": self.owner, "expires_at": now + self.ttl, "acquired_at": now}
 
     def acquire(self) -> bool:
         with self._lock:
@@ -246,7 +242,7 @@ class ElasticsearchLease:
             current = self.backend.get(self.name)
             try:
                 if current is None:
-                    self._version = self.backend.create(self.name, self._doc(now, now))
+                    self._version = self.backend.create(self.name, self._doc(now))
                 else:
                     source, seq_no, term = current
                     self._last_holder = source.get("holder")
@@ -255,7 +251,7 @@ class ElasticsearchLease:
                         return False  # someone else holds it
                     if not mine:
                         log.warning("taking over the writer lease %r from %s (expired)", self.name, source.get("holder"))
-                    self._version = self.backend.cas(self.name, self._doc(now, now), seq_no, term)
+                    self._version = self.backend.cas(self.name, self._doc(now), seq_no, term)
             except LeaseConflict:
                 self._version = None
                 return False
@@ -279,8 +275,7 @@ class ElasticsearchLease:
         sent = self._mono()
         now = self._clock()
         try:
-            self._version = self.backend.cas(self.name, {"holder": self.owner, "expires_at": now + self.ttl, "acquired_at": now},
-                                             *self._version)
+            self._version = self.backend.cas(self.name, self._doc(now), *self._version)
         except LeaseConflict:
             log.warning("writer lease %r lost: another daemon took it over", self.name)
             self._version = None

@@ -27,14 +27,11 @@ class DaemonMetrics:
         self.store_errors = Counter("newsdedup_store_errors", "Store failures (batch kept in the queue and retried)", registry=r)
         self.dead = Counter("newsdedup_daemon_dead_letters", "Articles moved to the queue's dead table", registry=r)
         self.crawl_runs = Counter("newsdedup_crawl_runs", "Scheduled crawl runs, by outcome", ["outcome"], registry=r)
-        depth = Gauge("newsdedup_queue_depth", "Articles waiting in the durable queue", registry=r)
-        depth.set_function(queue_depth)
-        ready_g = Gauge("newsdedup_daemon_ready", "1 when /readyz answers 200", registry=r)
-        ready_g.set_function(ready)
-        lease_g = Gauge("newsdedup_daemon_lease_held", "1 while this daemon holds the writer lease", registry=r)
-        lease_g.set_function(lease_held)
-        dead_g = Gauge("newsdedup_queue_dead_letters", "Articles in the queue's dead-letter table now (any run)", registry=r)
-        dead_g.set_function(dead_letters)
+        for name, doc, read in (("newsdedup_queue_depth", "Articles waiting in the durable queue", queue_depth),
+                                ("newsdedup_daemon_ready", "1 when /readyz answers 200", ready),
+                                ("newsdedup_daemon_lease_held", "1 while this daemon holds the writer lease", lease_held),
+                                ("newsdedup_queue_dead_letters", "Articles in the queue's dead-letter table now (any run)", dead_letters)):
+            Gauge(name, doc, registry=r).set_function(read)
         self.body_bytes_in_flight = Gauge("newsdedup_daemon_http_body_bytes_in_flight",
                                           "Request body bytes (by Content-Length) being read or handled now", registry=r)
         self.busy = Counter("newsdedup_daemon_http_refused", "Requests refused unread because the server was busy, by limit",

@@ -20,6 +20,7 @@ import os
 import sqlite3
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -111,11 +112,6 @@ class DurableQueue:
             raise QueueOfAnotherStore(f"the queue in {self.directory} belongs to store {row[0]}, not {owner}: "
                                       "its accepted articles must go to that store (set daemon.queue_dir to another directory)")
 
-    def store(self) -> str | None:
-        """The store this queue was recorded for (None: an older queue that recorded none)."""
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'store'").fetchone()
-        return row[0] if row else None
-
     # ---- producers -----------------------------------------------------------------------------
     def put_many(self, items: Sequence[tuple[str, dict[str, Any]]], origin: str) -> list[int]:
         """Persist ``(article_id, record)`` pairs atomically; all or none. Raises QueueFull."""
@@ -130,15 +126,10 @@ class DurableQueue:
             if self._depth + len(rows) > self.max_items:
                 raise QueueFull(f"queue holds {self._depth} of {self.max_items} items")
             seqs = []
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+            with self._transaction():  # on disk when put_many returns
                 for row in rows:
                     seqs.append(self._db.execute(
                         "INSERT INTO items (article_id, record, origin, enqueued_at) VALUES (?, ?, ?, ?)", row).lastrowid)
-                self._db.execute("COMMIT")  # synchronous=FULL: on disk when this returns
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
             self._depth += len(rows)
             self._cond.notify_all()
             return seqs
@@ -203,16 +194,11 @@ class DurableQueue:
         if not seqs:
             return
         with self._cond:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                deleted = 0
+            deleted = 0
+            with self._transaction():
                 for start in range(0, len(seqs), 500):
                     chunk = list(seqs[start : start + 500])
                     deleted += self._db.execute(f"DELETE FROM items WHERE seq IN ({','.join('?' * len(chunk))})", chunk).rowcount
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
             self._depth -= deleted
             self._in_hand.difference_update(seqs)
             self._cond.notify_all()
@@ -231,18 +217,13 @@ class DurableQueue:
     def _bury_locked(self, seq: int, error: str) -> None:
         # the row moves as stored: serialising the record again could fail on the very input
         # that made it poison
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             self._db.execute(
                 "INSERT OR REPLACE INTO dead (seq, article_id, record, origin, enqueued_at, failed_at, error) "
                 "SELECT seq, article_id, record, origin, enqueued_at, ?, ? FROM items WHERE seq = ?",
                 (time.time(), error[:2000], seq),
             )
             deleted = self._db.execute("DELETE FROM items WHERE seq = ?", (seq,)).rowcount
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
         self._depth -= deleted
         self._in_hand.discard(seq)
         self._cond.notify_all()
@@ -269,8 +250,7 @@ class DurableQueue:
         ids = tuple(dict.fromkeys(article_ids or ()))
         where = f" WHERE article_id IN ({','.join('?' * len(ids))})" if article_ids is not None else ""
         with self._cond:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+            with self._transaction():
                 depth = self._db.execute("SELECT COUNT(*) FROM items").fetchone()[0]
                 moving = self._db.execute(f"SELECT COUNT(*) FROM dead{where}", ids).fetchone()[0]
                 if depth + moving > self.max_items:
@@ -279,13 +259,21 @@ class DurableQueue:
                     "INSERT INTO items (article_id, record, origin, enqueued_at) "
                     f"SELECT article_id, record, origin, ? FROM dead{where} ORDER BY failed_at, seq", (time.time(), *ids))
                 self._db.execute(f"DELETE FROM dead{where}", ids)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
             self._depth = depth + moving
             self._cond.notify_all()
             return moving
+
+    @contextmanager
+    def _transaction(self):
+        """One write transaction, taken at once (``BEGIN IMMEDIATE``); rolled back on any error.
+        ``synchronous=FULL``: what it wrote is on disk when the block ends."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     def _sync_depth(self) -> None:
         """Another process (``newsdedup dead-letters requeue``) may have added rows: SQLite's
@@ -309,16 +297,6 @@ class DurableQueue:
     def contains(self, article_id: str) -> bool:
         with self._lock:
             return self._db.execute("SELECT 1 FROM items WHERE article_id = ? LIMIT 1", (article_id,)).fetchone() is not None
-
-    def wait_empty(self, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            while self._depth > 0:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(min(left, 0.2))
-            return True
 
     def close(self) -> None:
         with self._cond:

@@ -274,12 +274,11 @@ def add_pages(app: FastAPI, view: WebView) -> None:
     @html_errors
     async def split(request: Request, cluster_id: str) -> Response:
         fields = await view.form(request)
-        session = view.session_of(request)
         article_id = fields.get("article_id", "").strip()
         into = fields.get("into", "").strip() or None
         if not article_id:
             raise ApiError(400, "name the article to split out")
-        reply = await run_in_threadpool(apply_split, ctx, cluster_id, article_id, into, session.user if session else "browser")
+        reply = await run_in_threadpool(apply_split, ctx, cluster_id, article_id, into, view.user_of(request) or "browser")
         back = reply.cluster_id if into else cluster_id
         if back == cluster_id and not ctx.indexer().store.cluster_members(cluster_id):
             back = reply.cluster_id
@@ -289,11 +288,10 @@ def add_pages(app: FastAPI, view: WebView) -> None:
     @html_errors
     async def merge(request: Request, cluster_id: str) -> Response:
         fields = await view.form(request)
-        session = view.session_of(request)
         source = fields.get("from", "").strip()
         if not source:
             raise ApiError(400, "name the cluster to merge into this one")
-        await run_in_threadpool(apply_merge, ctx, cluster_id, source, session.user if session else "browser")
+        await run_in_threadpool(apply_merge, ctx, cluster_id, source, view.user_of(request) or "browser")
         return RedirectResponse(f"/ui/clusters/{quote(cluster_id, safe='')}?done=merge", status_code=303)
 
 
