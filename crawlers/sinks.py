@@ -39,16 +39,17 @@ class Sink(Protocol):
     def close(self) -> None: ...
 
 
-class _FileSink:
-    """Appends each record to a file (``_write``), flushed per batch."""
+class JsonlSink:
+    """Appends one JSON object per line (UTF-8, not ASCII-escaped so the file stays readable)."""
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh = open(self.path, "a", encoding="utf-8")
 
     def send(self, records: Sequence[Mapping[str, Any]]) -> list[Delivery]:
         for r in records:
-            self._write(r)
+            self._fh.write(json.dumps(dict(r), ensure_ascii=False) + "\n")
         self._fh.flush()
         return [Delivery(r.get("url", ""), "written") for r in records]
 
@@ -56,31 +57,27 @@ class _FileSink:
         self._fh.close()
 
 
-class JsonlSink(_FileSink):
-    """One JSON object per line (UTF-8, not ASCII-escaped so the file stays readable)."""
+class CsvSink:
+    """The seed's raw_news_articles.csv shape: url,title,content,source,publish_time. Appends;
+    the header is written only to a new or empty file. UTF-8 with BOM so Excel shows Chinese."""
 
     def __init__(self, path: str | os.PathLike):
-        super().__init__(path)
-        self._fh = open(self.path, "a", encoding="utf-8")
-
-    def _write(self, record: Mapping[str, Any]) -> None:
-        self._fh.write(json.dumps(dict(record), ensure_ascii=False) + "\n")
-
-
-class CsvSink(_FileSink):
-    """The seed's raw_news_articles.csv shape: url,title,content,source,publish_time. The header
-    is written only to a new or empty file. UTF-8 with BOM so Excel shows Chinese."""
-
-    def __init__(self, path: str | os.PathLike):
-        super().__init__(path)
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         new = not self.path.exists() or self.path.stat().st_size == 0
         self._fh = open(self.path, "a", encoding="utf-8-sig" if new else "utf-8", newline="")
         self._writer = csv.DictWriter(self._fh, fieldnames=CSV_COLUMNS, extrasaction="ignore")
         if new:
             self._writer.writeheader()
 
-    def _write(self, record: Mapping[str, Any]) -> None:
-        self._writer.writerow({k: ("" if record.get(k) is None else record.get(k)) for k in CSV_COLUMNS})
+    def send(self, records: Sequence[Mapping[str, Any]]) -> list[Delivery]:
+        for r in records:
+            self._writer.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in CSV_COLUMNS})
+        self._fh.flush()
+        return [Delivery(r.get("url", ""), "written") for r in records]
+
+    def close(self) -> None:
+        self._fh.close()
 
 
 def file_sink(path: str | os.PathLike) -> Sink:
