@@ -16,6 +16,7 @@ import threading
 
 import uvicorn
 
+from ..web import mount_web  # the API and the browser view
 from .api import ServiceContext
 from .http_limits import ConnectionLimits, guarded_protocol
 
@@ -53,13 +54,6 @@ def raise_open_files_limit(wanted: int) -> int:
     return soft
 
 
-def build_app(ctx: ServiceContext):
-    """The API and the browser view for one context."""
-    from ..web import mount_web
-
-    return mount_web(ctx)
-
-
 class HttpServer:
     def __init__(self, ctx: ServiceContext):
         d = ctx.d
@@ -69,7 +63,7 @@ class HttpServer:
         limits = ConnectionLimits(max_connections=d.max_connections, read_timeout=d.read_timeout_seconds,
                                   request_deadline=d.request_read_seconds, retry_after=d.retry_after_seconds,
                                   on_refused=ctx.metrics.busy.labels("connections").inc)
-        config = uvicorn.Config(build_app(ctx), http=guarded_protocol(limits), lifespan="off", log_config=None,
+        config = uvicorn.Config(mount_web(ctx), http=guarded_protocol(limits), lifespan="off", log_config=None,
                                 access_log=False, server_header=False, date_header=True, ws="none",
                                 timeout_keep_alive=max(1, int(d.read_timeout_seconds)),
                                 timeout_graceful_shutdown=GRACEFUL_SECONDS, backlog=2048,

@@ -177,16 +177,13 @@ class DurableQueue:
             return out
 
     def _oldest_free(self) -> float | None:
-        if not self._in_hand:
-            row = self._db.execute("SELECT enqueued_at FROM items ORDER BY seq LIMIT 1").fetchone()
+        if len(self._in_hand) >= 900:  # more than SQLite's parameters allow: those after the newest in hand
+            row = self._db.execute("SELECT enqueued_at FROM items WHERE seq > ? ORDER BY seq LIMIT 1",
+                                   (max(self._in_hand),)).fetchone()
         else:
-            marks = ",".join("?" * len(self._in_hand)) if len(self._in_hand) < 900 else None
-            if marks is None:
-                row = self._db.execute("SELECT enqueued_at FROM items WHERE seq > ? ORDER BY seq LIMIT 1",
-                                       (max(self._in_hand),)).fetchone()
-            else:
-                row = self._db.execute(f"SELECT enqueued_at FROM items WHERE seq NOT IN ({marks}) ORDER BY seq LIMIT 1",
-                                       tuple(self._in_hand)).fetchone()
+            marks = ",".join("?" * len(self._in_hand))
+            row = self._db.execute(f"SELECT enqueued_at FROM items WHERE seq NOT IN ({marks}) ORDER BY seq LIMIT 1",
+                                   tuple(self._in_hand)).fetchone()
         return row[0] if row else None
 
     def ack(self, seqs: Sequence[int]) -> None:

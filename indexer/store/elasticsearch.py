@@ -31,6 +31,7 @@ neither searches nor the in-flight buffer answer with a cluster id a change repl
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import threading
@@ -539,17 +540,12 @@ class ElasticsearchStore:
         """Apply ``entries`` in order (each run of merges together); on any failure the rest stay
         in the log for the next try."""
         try:
-            at = 0
-            while at < len(entries):
-                if entries[at].change.kind == "merge":
-                    end = at
-                    while end < len(entries) and entries[end].change.kind == "merge":
-                        end += 1
-                    self._apply_merges(entries[at:end])
-                    at = end
+            for merges, run in itertools.groupby(entries, key=lambda e: e.change.kind == "merge"):
+                if merges:
+                    self._apply_merges(list(run))
                 else:
-                    self._apply_split(entries[at])
-                    at += 1
+                    for entry in run:
+                        self._apply_split(entry)
         except BaseException:
             self._unfinished = True
             raise
@@ -600,9 +596,7 @@ class ElasticsearchStore:
         """(into, source, dup_of) in order: every member of each ``source`` joins where its
         ``into`` ends after all of them; each ``source``'s canonical article points at its
         ``dup_of`` unless it already points somewhere (so a redo keeps the first)."""
-        went = {}
-        for into, source, _ in plans:
-            went[source] = into
+        went = {source: into for into, source, _ in plans}
         sources = list(dict.fromkeys(source for _, source, _ in plans))
         what = f"merging {len(sources)} clusters (first: {plans[0][1]} into {plans[0][0]})"
         updates: dict[str, tuple[str, dict]] = {}

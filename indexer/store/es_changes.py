@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Iterator, Sequence
 
@@ -161,8 +161,7 @@ class ChangeLog:
         entries = []
         for i, (change, seq) in enumerate(zip(changes, seqs)):
             if change.at is None:
-                change = ClusterChange(change.kind, change.into, change.source, change.article_id, change.reason,
-                                       change.by, now)
+                change = replace(change, at=now)
             entries.append(LoggedChange(uuid.uuid4().hex, seq, state, change, **(plans[i] if plans else {})))
         operations: list[dict] = []
         for e in entries:

@@ -17,16 +17,11 @@ from typing import Any, Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ConfigError, StoreError, StoreUnavailable
-from ..settings import EsSettings
 
 log = logging.getLogger(__name__)
 
 MIN_SERVER = (8, 12)
 SUPPORTED_MAJOR = 8
-
-
-# The [es] section of the settings; the old name stays for readability in this module's callers.
-EsConfig = EsSettings
 
 
 def validate(cfg: Any) -> None:

@@ -56,13 +56,11 @@ class ClusterSummary:
 
     @property
     def first(self) -> datetime | None:
-        times = [m.publish_time for m in self.members if m.publish_time]
-        return min(times) if times else None
+        return min((m.publish_time for m in self.members if m.publish_time), default=None)
 
     @property
     def last(self) -> datetime | None:
-        times = [m.publish_time for m in self.members if m.publish_time]
-        return max(times) if times else None
+        return max((m.publish_time for m in self.members if m.publish_time), default=None)
 
     @property
     def sources(self) -> list[str]:

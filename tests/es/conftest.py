@@ -15,7 +15,7 @@ def server():
 
 @pytest.fixture
 def es_store(server, tmp_path):
-    """``es_store(dims=8, model=..., **EsConfig overrides)``: a store on a fresh alias, dropped afterwards."""
+    """``es_store(dims=8, model=..., **EsSettings overrides)``: a store on a fresh alias, dropped afterwards."""
     made = []
 
     def make(**kwargs):

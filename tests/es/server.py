@@ -34,7 +34,8 @@ from pathlib import Path
 import pytest
 
 from indexer.features.simhash import FINGERPRINT_LAYOUT
-from indexer.store.es_config import EsConfig, make_client
+from indexer.settings import EsSettings
+from indexer.store.es_config import make_client
 
 ENV = "NEWSDEDUP_TEST_ES_"
 REQUIRE_ENV = "NEWSDEDUP_REQUIRE_ES"
@@ -45,16 +46,16 @@ ES_STORE_KINDS = ("es", "es-refresh")
 @dataclass
 class Server:
     url: str
-    auth: dict = field(default_factory=dict)  # EsConfig fields: api_key, username, password, ca_certs, verify_certs
+    auth: dict = field(default_factory=dict)  # EsSettings fields: api_key, username, password, ca_certs, verify_certs
     data_dir: Path | None = None
     pid: int | None = None
     real: bool = False
 
-    def config(self, **overrides) -> EsConfig:
+    def config(self, **overrides) -> EsSettings:
         if "scratch" not in _state:
             _state["scratch"] = tempfile.mkdtemp(prefix="ndtest-")
             atexit.register(shutil.rmtree, _state["scratch"], True)
-        base = EsConfig(index=f"ndtest-{uuid.uuid4().hex[:12]}", replicas=0, max_retries=2, retry_backoff=0.01,
+        base = EsSettings(index=f"ndtest-{uuid.uuid4().hex[:12]}", replicas=0, max_retries=2, retry_backoff=0.01,
                         dead_letter_dir=os.path.join(_state["scratch"], "deadletter"), **self.auth)
         return replace(base, **overrides)
 

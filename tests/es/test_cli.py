@@ -8,7 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from indexer.es_cli import es
-from indexer.store.es_config import EsConfig, make_client
+from indexer.settings import EsSettings
+from indexer.store.es_config import make_client
 from indexer.store.es_schema import build_schema, drop
 
 pytestmark = pytest.mark.es
@@ -24,7 +25,7 @@ def cli_env(server, monkeypatch):
     for name, value in server.auth.items():
         monkeypatch.setenv(f"NEWSDEDUP_ES_{name.upper()}", str(value))
     yield index
-    cfg = EsConfig(index=index, **server.auth)
+    cfg = EsSettings(index=index, **server.auth)
     client = make_client([server.url], cfg)
     try:
         for dims in (None, 8):

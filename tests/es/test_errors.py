@@ -13,7 +13,8 @@ import pytest
 from indexer.errors import ConfigError, StoreError, StoreUnavailable
 from indexer.settings import Settings, load_settings
 from indexer.store.elasticsearch import ElasticsearchStore
-from indexer.store.es_config import EsConfig, es_config, redact_url
+from indexer.settings import EsSettings
+from indexer.store.es_config import es_config, redact_url
 
 SECRET = "s3cret-Pa55"
 
@@ -51,7 +52,7 @@ def fake_es():
 
 def _open(url: str, **cfg):
     settings = Settings().replace(**{"store.path": url})
-    object.__setattr__(settings, "es", EsConfig(max_retries=0, request_timeout=2, **cfg))
+    object.__setattr__(settings, "es", EsSettings(max_retries=0, request_timeout=2, **cfg))
     return ElasticsearchStore.from_settings(settings, vector_dims=8, embedding_model="m")
 
 

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from indexer.es_cli import KIBANA_DIR, kibana, load_saved_objects
-from indexer.store.es_config import EsConfig
+from indexer.settings import EsSettings
 from indexer.store.es_schema import build_schema
 
 META_FIELDS = {"_id", "_index", "_score", "_source"}
@@ -28,7 +28,7 @@ def _objects():
 
 
 def _mapped_fields() -> set[str]:
-    schema = build_schema(EsConfig(), vector_dims=8, embedding_model="m", fingerprint_layout="f", bands=4)
+    schema = build_schema(EsSettings(), vector_dims=8, embedding_model="m", fingerprint_layout="f", bands=4)
     props = schema.components["newsdedup-mappings"]["template"]["mappings"]["properties"]
     fields = set(props)
     for name, body in props.items():
