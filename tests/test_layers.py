@@ -48,13 +48,12 @@ def test_the_crawlers_plug_into_the_cli_and_the_daemon_by_entry_point():
     from crawlers.cli import crawl
     from crawlers.scheduled import CrawlScheduler
     from indexer.cli import main
-    from indexer.daemon import crawl as daemon_crawl
     from indexer.errors import ConfigError
     from indexer.plugins import DAEMON, load
 
     assert main.commands["crawl"] is crawl
     assert CliRunner().invoke(main, ["crawl", "--help"]).exit_code == 0
-    assert daemon_crawl.CrawlScheduler is CrawlScheduler
+    assert load(DAEMON, "crawl_scheduler", "daemon.crawl_sources") is CrawlScheduler  # what the daemon runs
     with pytest.raises(ConfigError, match="daemon.crawl_sources"):
         load(DAEMON, "no_such_part", "daemon.crawl_sources")
 

@@ -12,12 +12,12 @@ import logging
 import signal
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable
 
+from ..plugins import DAEMON, load
 from ..settings import DaemonSettings, Settings
 from .api import ServiceContext
 from .http_server import HttpServer
-from . import crawl  # its CrawlScheduler comes from the crawlers package, looked up only when used
 from .metrics import DaemonMetrics
 from .queue import DurableQueue
 from .queue_home import queue_dir_for, store_identity
@@ -38,11 +38,14 @@ class Daemon:
                                      lambda: 1.0 if self.lease_held() else 0.0, self.queue.dead_count)
         self.worker = Worker(settings, dsettings, self.queue, self.metrics, indexer_factory=indexer_factory,
                              close_store_on_exit=False)  # closed below, after the HTTP server stopped
-        self.crawler: crawl.CrawlScheduler | None = None
+        self.crawler: Any = None  # a thread: start, stop, join
         if dsettings.crawl_sources:
+            # The scheduler drives the crawler, so it is the crawlers package's (crawlers.scheduled); it is
+            # looked up by entry point (indexer.plugins) only here: no module of indexer imports crawlers.
+            scheduler = load(DAEMON, "crawl_scheduler", "daemon.crawl_sources")
             state_dir = dsettings.crawl_state_dir or str(self.queue_dir / "crawl-state")
-            self.crawler = crawl.CrawlScheduler(dsettings.crawl_sources, state_dir, self.queue, settings, self.metrics,
-                                                dsettings.crawl_interval_seconds, dsettings.crawl_batch_size)
+            self.crawler = scheduler(dsettings.crawl_sources, state_dir, self.queue, settings, self.metrics,
+                                     dsettings.crawl_interval_seconds, dsettings.crawl_batch_size)
         ctx = ServiceContext(settings, dsettings, self.metrics, lambda: self.worker.indexer, daemon=self)
         self.httpd = HttpServer(ctx)  # binds now: a port in use fails the start, not a thread
         self.stop_requested = threading.Event()
