@@ -14,7 +14,7 @@ from ..features.shingles import containment
 from ..features.simhash import hamming
 from ..features.title_grams import cosine as title_cosine
 from ..settings import Settings
-from .rules import FIGURE_SLOTS, place_conflict, story_template_difference, title_number_conflict
+from .rules import FIGURE_SLOTS, place_conflict, same_headline, story_template_difference, title_number_conflict
 from .sides import Side, lead
 from .specifics import specifics_conflict
 
@@ -40,6 +40,7 @@ class PairEvidence:
     specifics: str | None = None  # which event specific differs (place, date, figure), or None
     headline_only: bool = False  # neither side has a body worth the name (headline pairs)
     roundups: int = 0  # how many of the two sides gather several stories (compare.roundups)
+    quoted_chars: int = 0  # characters of the body sentences both hold word for word (read when the headlines are one)
 
 
 def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
@@ -53,6 +54,11 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
     title_sim = title_cosine(a.text.title_vec, b.text.title_vec)
     event = d.cosine_weight * cosine + title_sim if cosine is not None else None
     template = specifics = None
+    # A commentary that quotes its story under the story's headline: what ties it to the story is
+    # the passage it quotes, whatever surrounds it (a trimmed repost is found by containment).
+    quoted = 0
+    if not exact and same_headline(a.text.clean_title, b.text.clean_title, title_sim):
+        quoted = sum(map(len, a.sentences & b.sentences))
     if not exact and d.template_guard:
         body_a, body_b = a.story, b.story
         if dist <= settings.simhash.max_distance or cont >= TEMPLATE_FRAME_CONTAINMENT:
@@ -81,5 +87,5 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
         event_score=event, title_numbers_conflict=title_number_conflict(a.text.clean_title, b.text.clean_title),
         template=template, specifics=specifics,
         headline_only=max(len(a.text.clean_body), len(b.text.clean_body)) < HEADLINE_ONLY_BODY,
-        roundups=int(a.roundup) + int(b.roundup),
+        roundups=int(a.roundup) + int(b.roundup), quoted_chars=quoted,
     )

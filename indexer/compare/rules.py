@@ -2,7 +2,8 @@
 
 * **exact**     the content keys (MD5 of the cleaned body, or title+body for very short bodies) are equal;
 * **near**      SimHash Hamming distance within the length-dependent limit, or the shorter text's
-                shingles are contained in the longer one (a trimmed repost);
+                shingles are contained in the longer one (a trimmed repost), or one quotes
+                sentences of the other word for word under the same headline (a partial quote);
 * **semantic**  the same news event: an event score (weighted embedding cosine plus headline
                 character-gram similarity) above the threshold, no conflicting figures in the
                 two headlines and no conflicting event specifics (places, dates, casualties).
@@ -262,6 +263,41 @@ def within_semantic_reach(ev: PairEvidence, decision: DecisionSettings) -> bool:
         ev.event_score is not None and ev.event_score >= decision.cluster_threshold)
 
 
+# A partial quote: commentary around a passage of the story (网友热议：<the story's headline>, an
+# intro, "据X消息：", one or two paragraphs quoted word for word, a call to comment). Its embedding
+# reads the commentary and its shingles are half someone else's text; what makes it the story is
+# the story's own headline over sentences of the story's own text. Headlines at least this alike
+# (character-gram cosine: a tag or site name added or dropped keeps 0.9) ...
+QUOTE_TITLE_SIM = 0.9
+# A headline held whole in the other (网友热议：<headline>, a commentary's tag the cleaning keeps)
+# counts as the same headline from this length: shorter ones (今日天气) head many stories.
+MIN_HELD_HEADLINE_CHARS = 8
+# ... and at least this many characters of whole sentences (punctuation and spaces left out)
+# found word for word in both: a sentence or two, not a shared phrase.
+MIN_QUOTED_CHARS = 30
+
+
+def same_headline(title_a: str, title_b: str, title_sim: float) -> bool:
+    """Whether two cleaned headlines are one story's headline: alike by their character grams
+    (``title_sim`` >= ``QUOTE_TITLE_SIM``), or one holds the other whole."""
+    if title_sim >= QUOTE_TITLE_SIM:
+        return True
+    shorter, longer = sorted((title_a, title_b), key=len)
+    return len(shorter) >= MIN_HELD_HEADLINE_CHARS and shorter in longer
+
+
+def quotes_its_story(ev: PairEvidence) -> bool:
+    """One side quotes the other under its headline (see ``QUOTE_TITLE_SIM``; ``quoted_chars`` is
+    only counted for ``same_headline`` pairs). The guards still
+    hold: a templated report repeats its headline and sentences too, but substitutes a figure
+    (``ev.template``, checked before); two events of one kind keep their own specifics; and a
+    roundup quotes each of its stories under a headline of its own."""
+    return (
+        ev.quoted_chars >= MIN_QUOTED_CHARS
+        and not ev.roundups and not ev.specifics and not ev.title_numbers_conflict
+    )
+
+
 def near_limit(short: bool, simhash: SimhashSettings) -> int:
     return simhash.max_distance_short if short else simhash.max_distance
 
@@ -280,6 +316,8 @@ def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings
             return Verdict(Reason.NEAR, round(1.0 - ev.hamming / 64.0, 4))
         # A roundup holds each of its stories' leads: holding a story is not being a copy of it.
         if ev.containment >= decision.near_containment and ev.roundups != 1:
+            return Verdict(Reason.NEAR, round(ev.containment, 4))
+        if quotes_its_story(ev):
             return Verdict(Reason.NEAR, round(ev.containment, 4))
     # A roundup is its own story: alike in topic to each story it gathers, the same as none of them.
     if not decision.enabled("semantic") or ev.cosine is None or ev.title_numbers_conflict or ev.specifics or ev.roundups:

@@ -14,7 +14,7 @@ from ..features import TextFeatures
 from ..features.exact import MIN_BODY_CHARS_FOR_KEY
 from ..features.shingles import shingles
 from .roundups import is_roundup
-from .specifics import Specifics, extract_specifics
+from .specifics import TEXT_CHARS, Specifics, compact_sentences, extract_specifics
 
 # Characters of the body after the headline that count as the lead: where a report says where
 # and when it happened.
@@ -47,6 +47,12 @@ class Side:
     def specifics(self) -> Specifics:
         """Event specifics, read when a semantic comparison first needs them."""
         return extract_specifics(self.text.clean_title, self.text.clean_body, self.publish_time)
+
+    @cached_property
+    def sentences(self) -> frozenset[str]:
+        """The body's sentences long enough to tell a copied passage, compacted: read when two
+        headlines are one, to find the passages a commentary quotes from its story."""
+        return compact_sentences(self.text.clean_body[:TEXT_CHARS])
 
     @cached_property
     def roundup(self) -> bool:

@@ -630,7 +630,7 @@ class Specifics:
     all_dates: tuple[EventDate, ...] = ()
     all_figures: tuple[Figure, ...] = ()
     text: str = ""
-    sentences: frozenset[str] = frozenset()  # the body's sentences, compacted (``_sentences``)
+    sentences: frozenset[str] = frozenset()  # the body's sentences, compacted (``compact_sentences``)
 
 
 # A sentence this long, found word for word in another report, was copied from it.
@@ -639,7 +639,7 @@ _SENTENCE_END = re.compile(r"[。！？!?；;\n]+")
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
-def _sentences(body: str) -> frozenset[str]:
+def compact_sentences(body: str) -> frozenset[str]:
     """The body's sentences without spaces and punctuation, those long enough to count as copied."""
     out = (_NOT_WORD.sub("", s) for s in _SENTENCE_END.split(body))
     return frozenset(s for s in out if len(s) >= MIN_SHARED_SENTENCE_CHARS)
@@ -671,7 +671,7 @@ def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime 
         all_dates=tuple(dict.fromkeys(d for _, _, d in dates)),
         all_figures=tuple(dict.fromkeys(f for _, f in figures)),
         text=f"{clean_title}\n{clean_body[:TEXT_CHARS]}",
-        sentences=_sentences(clean_body[:TEXT_CHARS]),
+        sentences=compact_sentences(clean_body[:TEXT_CHARS]),
     )
 
 

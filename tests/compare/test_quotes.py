@@ -1,0 +1,73 @@
+"""Partial quotes: a commentary that quotes a paragraph of its story under the story's headline is
+that story, though its embedding reads the commentary and half its text is someone else's."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.compare.rules import same_headline
+from tests.conftest import TableEmbedder
+from tests.test_pipeline import QUAKE, rec
+
+# The commentary's vector comes from its own words (小编), the report's from its place (泸定):
+# cosine 0, so no semantic match can stand in for the quote rule.
+EMBEDDER = {"小编": [1, 0, 0, 0], "泸定": [0, 1, 0, 0]}
+HEADLINE = "四川泸定发生5.1级地震 暂无人员伤亡"
+REPORT = rec("report", HEADLINE, QUAKE)
+
+
+def commentary(title: str, quoted: str) -> dict:
+    return rec("quote", title, "\n".join([
+        "今天，小编带大家关注一件事。", "据光明网消息：", f"“{quoted}”",
+        "对此，不少网友留言表示关注，也有网友认为应当尽快查明情况。你怎么看？欢迎在评论区留言讨论。",
+    ]))
+
+
+QUOTED = QUAKE.split("\n")[1]  # 地震发生后，四川省地震局立即启动三级应急响应……
+
+
+@pytest.mark.parametrize("title", [HEADLINE, "网友热议：" + HEADLINE, HEADLINE + " - 光明网"])
+def test_a_commentary_quoting_its_story_under_its_headline_is_a_near_match(make_indexer, title):
+    ix = make_indexer(embedder=TableEmbedder(EMBEDDER))
+    evidence, verdict = ix.compare(commentary(title, QUOTED), REPORT)
+    assert evidence.cosine < ix.settings.decision.semantic_min_cosine, evidence
+    assert evidence.containment < ix.settings.decision.near_containment, evidence
+    assert evidence.quoted_chars >= 30
+    assert verdict is not None and verdict.reason.value == "near", evidence
+
+
+def test_a_quote_under_another_headline_is_not_the_story(make_indexer):
+    ix = make_indexer(embedder=TableEmbedder(EMBEDDER))
+    evidence, verdict = ix.compare(commentary("如何做好地震应急准备", QUOTED), REPORT)
+    assert evidence.quoted_chars == 0 and verdict is None, evidence
+
+
+def test_the_headline_without_a_quoted_sentence_is_not_the_story(make_indexer):
+    ix = make_indexer(embedder=TableEmbedder(EMBEDDER))
+    evidence, verdict = ix.compare(commentary(HEADLINE, "震区群众生活秩序正常。"), REPORT)
+    assert evidence.quoted_chars == 0 and verdict is None, evidence
+
+
+SAFETY = "起火原因正在进一步调查中，消防部门提醒广大市民在冬季务必注意用火用电安全。"
+
+
+def test_two_events_of_one_kind_sharing_a_headline_and_a_stock_sentence_stay_apart(make_indexer):
+    """Two fires under one generic headline with the fire brigade's stock sentence word for
+    word: their own dates and streets make them two events, whatever they share."""
+    ix = make_indexer(embedder=TableEmbedder(EMBEDDER))
+    first = rec("f1", "南京一居民楼发生火灾", "3月10日凌晨，南京市鼓楼区中山路128号一居民楼发生火灾，造成3人死亡。" + SAFETY, day=10)
+    second = rec("f2", "南京一居民楼发生火灾", "3月14日下午，南京市江宁区天元东路一居民楼发生火灾，造成1人受伤。" + SAFETY, day=14)
+    evidence, verdict = ix.compare(first, second)
+    assert evidence.quoted_chars >= 30 and (evidence.template or evidence.specifics), evidence
+    assert verdict is None
+
+
+@pytest.mark.parametrize("a,b,sim,same", [
+    ("四川泸定发生5.1级地震", "网友热议：四川泸定发生5.1级地震", 0.85, True),  # held whole
+    ("今日天气", "今日天气预报：北京晴", 0.5, False),  # too short to name one story
+    ("四川泸定发生5.1级地震", "四川泸定5.1级地震", 0.92, True),  # alike by grams
+    ("四川泸定发生5.1级地震", "云南大理发生地震", 0.5, False),
+    ("", "", 0.0, False),
+])
+def test_same_headline(a, b, sim, same):
+    assert same_headline(a, b, sim) is same
