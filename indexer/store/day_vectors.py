@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from dataclasses import dataclass
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
@@ -43,6 +44,9 @@ Loader = Callable[[int | None], tuple[np.ndarray, np.ndarray, np.ndarray]]
 # A float32 dot product of n terms is within n·2⁻²⁴·|q|·|v| of the real one; the bounds allow twice
 # that, which also covers the rounding of the bounds themselves.
 F32_ALLOWANCE = 2 * 2.0**-24
+# A loaded day that this many batch searches in a row did not reach is dropped (read again from
+# the store if a later search reaches it).
+IDLE_SEARCHES = 64
 QUANTISE_CHUNK = 4096  # rows quantised at once: bounds the float64 temporaries for a big bucket
 
 # One helper thread scans days alongside the caller (the int8 kernel releases the GIL). Not simsimd's
@@ -80,11 +84,11 @@ def shifted(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (codes.astype(np.int16) + 128).astype(np.uint8), lift
 
 
-def _int_dots(query: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Exact products of a uint8 query with uint8 rows, as float64."""
+def _int_dots(queries: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Exact products of uint8 queries (one a row) with uint8 rows, as a float64 matrix."""
     if simsimd is not None:
-        return np.asarray(simsimd.cdist(query[None, :], codes, metric="dot"))[0]
-    return codes.astype(np.float64) @ query.astype(np.float64)  # exact: integers far below 2⁵³
+        return np.asarray(simsimd.cdist(queries, codes, metric="dot"), dtype=np.float64).reshape(len(queries), len(codes))
+    return queries.astype(np.float64) @ codes.astype(np.float64).T  # exact: integers far below 2⁵³
 
 
 class _Bucket:
@@ -120,38 +124,67 @@ class _Bucket:
         return self
 
 
-class _Query:
-    """A query vector, quantised like the rows, with what the error bound needs of it."""
+@dataclass(frozen=True)
+class WindowSearch:
+    """One windowed top-k question: the best ``k`` rows scoring at least ``min_score`` against
+    ``vector``, published in [start, end] (timestamps) or undated."""
 
-    def __init__(self, vector: np.ndarray, min_score: float, start: float, end: float):
-        self.vector = np.asarray(vector, dtype=np.float32).reshape(-1)
-        # As quantise and shifted do for rows, in fewer numpy calls (this runs on every search); the
-        # float32 allowance is already in the rows' bound.
-        q = self.vector.astype(np.float64)
-        self.scale = float(np.abs(q).max()) / 127 or 1.0
-        codes = np.rint(q / self.scale)
-        self.err = float(np.linalg.norm(q - self.scale * codes))
-        self.length = float(np.linalg.norm(q))
+    vector: np.ndarray
+    k: int
+    min_score: float
+    start: float
+    end: float
+
+
+class _Queries:
+    """A batch of query vectors, quantised like the rows, with what the error bound needs of each."""
+
+    def __init__(self, searches: Sequence[WindowSearch], dims: int):
+        self.searches = searches
+        self.vectors = np.vstack([np.asarray(s.vector, dtype=np.float32).reshape(-1) for s in searches]).reshape(-1, dims)
+        # As quantise and shifted do for rows (the float32 allowance is already in the rows' bound).
+        q = self.vectors.astype(np.float64)
+        self.scale = np.abs(q).max(axis=1) / 127
+        self.scale[self.scale == 0] = 1.0
+        codes = np.rint(q / self.scale[:, None])
+        # One vector at a time: a norm over an axis sums in another order than a vector's norm,
+        # and the bounds (so which rows are rescored) would differ from a search of one query.
+        self.err = np.array([np.linalg.norm(r) for r in q - self.scale[:, None] * codes])
+        self.length = np.array([np.linalg.norm(r) for r in q])
         self.codes = (codes + 128).astype(np.uint8)
-        self.lift = 128.0 * (codes.sum() + 64 * len(codes))
-        self.min_score, self.start, self.end = min_score, start, end
+        self.lift = 128.0 * (codes.sum(axis=1) + 64 * dims)
+        self.min_score = np.array([s.min_score for s in searches], dtype=np.float64)
+        self.start = np.array([s.start for s in searches], dtype=np.float64)
+        self.end = np.array([s.end for s in searches], dtype=np.float64)
+        self.first_day = np.array([day_of(s.start) for s in searches])
+        self.last_day = np.array([day_of(s.end) for s in searches])
 
-    def scan(self, key: int | None, bucket: _Bucket) -> tuple[np.ndarray, np.ndarray, float]:
-        """(rows, approximate scores, error bound) of a day's rows that may score at least min_score.
+    def asking(self, key: int | None) -> np.ndarray:
+        """The queries whose window includes day ``key`` (every query includes the undated rows)."""
+        if key is UNDATED:
+            return np.arange(len(self.searches))
+        return np.flatnonzero((self.first_day <= key) & (key <= self.last_day))
+
+    def scan(self, key: int | None, bucket: _Bucket, asked: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For the ``asked`` queries and a day's rows: the approximate scores, one matrix row per
+        query, −inf where a row cannot score min_score or lies outside the query's window; and the
+        error bound of each query's scores.
 
         With v = s·c + e and q = s_q·c_q + e_q: q·v − s_q·s·(c_q·c) = q·e + e_q·(s·c), so the error
         is at most |q|·|e| + |e_q|·|s·c|."""
-        bound = self.length * bucket.err + self.err * bucket.norm
-        approx = _int_dots(self.codes, bucket.codes)
+        bound = self.length[asked] * bucket.err + self.err[asked] * bucket.norm
+        approx = _int_dots(self.codes[asked], bucket.codes)
         approx -= bucket.lift
-        approx -= self.lift
-        approx *= bucket.scale  # s_q is applied to the few rows kept, and to the floor instead
-        rows = np.flatnonzero(approx >= (self.min_score - bound) / self.scale)
-        # Only a day that reaches past the window needs its times compared.
-        if key is not UNDATED and not (self.start <= key * DAY_SECONDS and (key + 1) * DAY_SECONDS <= self.end):
-            ts = bucket.ts[rows]
-            rows = rows[(ts >= self.start) & (ts <= self.end)]
-        return rows, approx[rows] * self.scale, bound
+        approx -= self.lift[asked][:, None]
+        approx *= bucket.scale  # s_q is applied below, and to the floor instead
+        approx[approx < ((self.min_score[asked] - bound) / self.scale[asked])[:, None]] = -np.inf
+        # Only a day that reaches past a window needs its times compared.
+        if key is not UNDATED:
+            start, end = self.start[asked], self.end[asked]
+            for at in np.flatnonzero(~((start <= key * DAY_SECONDS) & ((key + 1) * DAY_SECONDS <= end))):
+                approx[at, (bucket.ts < start[at]) | (bucket.ts > end[at])] = -np.inf
+        approx *= self.scale[asked][:, None]
+        return approx, bound
 
 
 class DayVectors:
@@ -163,6 +196,8 @@ class DayVectors:
         self._max_vectors = max_vectors
         self._buckets: OrderedDict[int | None, _Bucket] = OrderedDict()
         self._held = 0
+        self._searches = 0  # batches searched so far
+        self._last_search: dict[int | None, int] = {}  # the batch that last reached each loaded day
 
     def add(self, rid: int, ts: float | None, vector: np.ndarray) -> None:
         """A newly written row: appended if its day is loaded (otherwise the loader will see it)."""
@@ -185,46 +220,87 @@ class DayVectors:
         return bucket
 
     def _evict(self, keep: set) -> None:
-        for key in list(self._buckets):
-            if self._held <= self._max_vectors:
+        """Drop days, least recently searched first, while more than ``max_vectors`` are held, and
+        days no search has reached in the last ``IDLE_SEARCHES`` (a stream in publishing order
+        never asks for its old days again: held, they would grow memory with the store)."""
+        self._searches += 1
+        for key in keep:
+            self._last_search[key] = self._searches
+        for key in list(self._buckets):  # least recently searched first
+            idle = self._last_search.get(key, 0) < self._searches - IDLE_SEARCHES
+            if self._held <= self._max_vectors and not idle:
                 return
             if key not in keep:
                 self._held -= len(self._buckets.pop(key))
+                self._last_search.pop(key, None)
 
     def search(self, vector: np.ndarray, k: int, min_score: float, start: float, end: float) -> list[tuple[int, float]]:
         """(row id, inner product) of the best ``k`` rows published in [start, end] or undated."""
-        keys: list[int | None] = [UNDATED, *range(day_of(start), day_of(end) + 1)]
+        return self.search_many([WindowSearch(vector, k, min_score, start, end)])[0]
+
+    def search_many(self, searches: Sequence[WindowSearch]) -> list[list[tuple[int, float]]]:
+        """``search`` for each of a batch of questions. Each day the batch's windows include is
+        scanned once for all the queries that include it (one integer matrix product instead of
+        one pass over the day per query); the answers equal separate searches'."""
+        if not searches:
+            return []
+        queries = _Queries(searches, self._dims)
+        keys: list[int | None] = [UNDATED, *range(int(queries.first_day.min()), int(queries.last_day.max()) + 1)]
         buckets = [(key, self._bucket(key).merge()) for key in keys]
         self._evict(set(keys))
-        query = _Query(vector, min_score, start, end)
+        work = [(key, bucket, asked) for key, bucket in buckets if len(bucket)
+                for asked in [queries.asking(key)] if len(asked)]
 
         # Both threads take days from one iterator, so a helper that is slow to start (the other core
         # busy) leaves the work to this thread instead of delaying it; one that never started is
         # cancelled.
-        todo = iter([(key, bucket) for key, bucket in buckets if len(bucket)])
+        todo = iter(work)
 
         def scan_some() -> list:
-            return [(bucket, *query.scan(key, bucket)) for key, bucket in todo]
+            return [(bucket, asked, *queries.scan(key, bucket, asked)) for key, bucket, asked in todo]
 
         helper = _helper.submit(scan_some)
         scanned = scan_some()
         scanned += [] if helper.cancel() else helper.result()
 
         # k rows score at least the k-th best lower bound, so a row whose upper bound falls below it
-        # cannot be in the top k.
-        lower = np.concatenate([approx - bound for _, _, approx, bound in scanned] or [np.zeros(0)])
-        threshold = np.partition(lower, len(lower) - k)[len(lower) - k] if 0 < k <= len(lower) else -np.inf
-        rids, scores = [np.zeros(0, np.int64)], [np.zeros(0, np.float32)]
-        for bucket, rows, approx, bound in scanned:
-            picked = rows[approx >= threshold - bound]
-            if len(picked):
-                rids.append(bucket.rids[picked])
-                scores.append(bucket.vecs[picked] @ query.vector)
-        rids, scores = np.concatenate(rids), np.concatenate(scores)
-        keep = scores >= min_score
-        rids, scores = rids[keep], scores[keep]
-        best = np.lexsort((rids, -scores))[:k]
-        return [(int(rids[i]), float(scores[i])) for i in best]
+        # cannot be in the top k. A query's k-th best over all its days is the k-th best of the k
+        # best of each day (one bound per query and day: the day's best approximate scores).
+        ks = np.array([s.k for s in searches])
+        kmax = max(int(ks.max()), 1)
+        day_bests: list[list[np.ndarray]] = [[] for _ in searches]
+        for bucket, asked, approx, bound in scanned:
+            best = approx if approx.shape[1] <= kmax else \
+                np.partition(approx, approx.shape[1] - kmax, axis=1)[:, approx.shape[1] - kmax:]
+            for qi, row, b in zip(asked, best, bound):
+                day_bests[qi].append(row - b)
+        threshold = np.full(len(searches), -np.inf)
+        for qi, rows in enumerate(day_bests):
+            lower = np.concatenate(rows) if rows else np.zeros(0)
+            lower = lower[lower > -np.inf]
+            k = int(ks[qi])
+            if 0 < k <= len(lower):
+                threshold[qi] = np.partition(lower, len(lower) - k)[len(lower) - k]
+
+        # Rescored in float32 a query and a day at a time, as a search of one query does. Rows at
+        # −inf (below the floor, outside the window) never pass, whatever the threshold.
+        rids: list[list[np.ndarray]] = [[np.zeros(0, np.int64)] for _ in searches]
+        scores: list[list[np.ndarray]] = [[np.zeros(0, np.float32)] for _ in searches]
+        for bucket, asked, approx, bound in scanned:
+            least = np.maximum(threshold[asked] - bound, np.finfo(np.float64).min)
+            picked = approx >= least[:, None]
+            for at in np.flatnonzero(picked.any(axis=1)):
+                qi, rows = asked[at], np.flatnonzero(picked[at])
+                rids[qi].append(bucket.rids[rows])
+                scores[qi].append(bucket.vecs[rows] @ queries.vectors[qi])
+        out = []
+        for qi, search in enumerate(searches):
+            found, score = np.concatenate(rids[qi]), np.concatenate(scores[qi])
+            keep = score >= search.min_score
+            found, score = found[keep], score[keep]
+            best = np.lexsort((found, -score))[: search.k]
+            out.append([(int(found[i]), float(score[i])) for i in best])
+        return out
 
 
 def stack(rows: Sequence[tuple[int, float | None, bytes]], dims: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import StoreError, StoreSchemaError
 from ..features.simhash import from_signed, to_signed
 from .base import INDEXER, MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, moved_article
-from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, stack
+from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, WindowSearch, stack
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,12 @@ CANDIDATE_ROWS_CACHED = 4096
 
 def _ts(when: datetime | None) -> float | None:
     return when.timestamp() if when is not None else None
+
+
+def _exact_window(window: TimeWindow) -> bool:
+    """Whether a window is answered exactly from the day vectors (else by the HNSW graph)."""
+    start, end = window.start, window.end
+    return start is not None and end is not None and (end - start).days < EXACT_WINDOW_MAX_DAYS
 
 
 def _window_sql(window: TimeWindow) -> tuple[str, list]:
@@ -363,24 +369,32 @@ class SqliteStore:
         return results
 
     def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]:
-        return [self._knn_one(q) for q in queries]
-
-    def _knn_one(self, q: KnnQuery) -> list[tuple[StoredArticle, float]]:
+        results: list[list[tuple[StoredArticle, float]]] = [[] for _ in queries]
         with self._lock:
             if self._ann is None or self._ann.get_current_count() == 0:
-                return []
-            start, end = q.window.start, q.window.end
-            if start is not None and end is not None and (end - start).days < EXACT_WINDOW_MAX_DAYS:
-                wanted = q.k + (q.exclude_id is not None)
-                hits = self._days.search(q.vector, wanted, q.min_score, start.timestamp(), end.timestamp())
-                result = self._rows_for_hits(hits, q)
-            else:
-                result = self._knn_ann(q)
-        result.sort(key=lambda pair: -pair[1])
-        return result[: q.k]
+                return results
+            # Windows short enough are answered exactly from the day vectors, the batch's together
+            # (each day scanned once for every query that reaches it), their rows read at once.
+            windowed = [i for i, q in enumerate(queries) if _exact_window(q.window)]
+            hits = self._days.search_many([
+                WindowSearch(queries[i].vector, queries[i].k + (queries[i].exclude_id is not None), queries[i].min_score,
+                             queries[i].window.start.timestamp(), queries[i].window.end.timestamp())
+                for i in windowed
+            ])
+            rows = self._by_rid([rid for found in hits for rid, _ in found])
+            for i, found in zip(windowed, hits):
+                results[i] = self._rows_for_hits(found, queries[i], rows)
+            for i, q in enumerate(queries):
+                if not _exact_window(q.window):
+                    results[i] = self._knn_ann(q)
+        for result, q in zip(results, queries):
+            result.sort(key=lambda pair: -pair[1])
+            del result[q.k:]
+        return results
 
-    def _rows_for_hits(self, hits: list[tuple[int, float]], q: KnnQuery) -> list[tuple[StoredArticle, float]]:
-        by_rid = self._by_rid([rid for rid, _ in hits]) if hits else {}
+    def _rows_for_hits(self, hits: list[tuple[int, float]], q: KnnQuery,
+                       rows: dict[int, StoredArticle] | None = None) -> list[tuple[StoredArticle, float]]:
+        by_rid = rows if rows is not None else (self._by_rid([rid for rid, _ in hits]) if hits else {})
         return [
             (by_rid[rid], score) for rid, score in hits
             if rid in by_rid and by_rid[rid].id != q.exclude_id and q.window.contains(by_rid[rid].publish_time)

@@ -190,3 +190,53 @@ def test_a_query_along_a_rows_rounding_error_still_finds_it():
         q = (residual / np.linalg.norm(residual)).astype(np.float32)
         score = float(rows.vecs[rid] @ q)
         assert rid in [r for r, _ in rows.check(q, 200, score - 1e-6, 0, DAY_SECONDS)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_batch_of_searches_answers_like_each_search_alone(seed):
+    """One scan of each day for a batch of queries with their own windows, k and floors gives each
+    query exactly (row ids and float scores) what its own search gives."""
+    rng = np.random.default_rng(seed)
+    dims = 32
+    mean = rng.normal(size=dims)
+    mean *= 0.6 / np.linalg.norm(mean)
+    rows = _Rows(dims)
+    rows.write(_anisotropic(rng, 2500, dims, mean, 0.8 / np.sqrt(dims)), _dated(rng, 2500, 12, 0.03))
+    searches = []
+    for _ in range(40):
+        q = rows.vecs[rng.integers(len(rows.vecs))] + rng.normal(size=dims) * 0.05
+        start = rng.uniform(-DAY_SECONDS, 10 * DAY_SECONDS)
+        k, floor = [(1, 0.3), (20, 0.3), (20, -1.0), (7, 0.6), (3000, 0.5)][rng.integers(5)]
+        searches.append(day_vectors.WindowSearch((q / np.linalg.norm(q)).astype(np.float32), k, floor,
+                                                 start, start + rng.uniform(0.2, 6) * DAY_SECONDS))
+    batch = rows.days.search_many(searches)
+    assert any(batch) and len(batch) == len(searches)
+    for s, got in zip(searches, batch):
+        assert got == rows.days.search(s.vector, s.k, s.min_score, s.start, s.end)
+        assert got == rows.check(s.vector, s.k, s.min_score, s.start, s.end)
+
+
+def test_days_no_search_reaches_any_more_are_dropped():
+    """A stream in publishing order never asks for its old days again: they leave memory after
+    IDLE_SEARCHES searches that did not reach them, however far below max_vectors the days held are,
+    and a later search that reaches one reads it again."""
+    dims = 4
+    v = np.array([1, 0, 0, 0], np.float32)
+    rows = {day: [(day, day * DAY_SECONDS + 1, v)] for day in range(200)}
+    loads = []
+
+    def loader(day):
+        loads.append(day)
+        got = rows.get(day, [])
+        return (np.array([r for r, _, _ in got], np.int64), np.array([t for _, t, _ in got], np.float64),
+                np.array([x for _, _, x in got], np.float32).reshape(-1, dims))
+
+    days = DayVectors(loader, dims)
+    for day in range(150):  # a one-day window moving forward a day per search
+        assert [r for r, _ in days.search(v, 5, 0.5, day * DAY_SECONDS, (day + 1) * DAY_SECONDS - 1)] == [day]
+    held = {key for key in days._buckets if key is not UNDATED}
+    assert held == set(range(150 - day_vectors.IDLE_SEARCHES - 1, 150))
+    assert days._held == len(held)
+    loads.clear()
+    assert [r for r, _ in days.search(v, 5, 0.5, 3 * DAY_SECONDS, 4 * DAY_SECONDS - 1)] == [3]
+    assert 3 in loads
