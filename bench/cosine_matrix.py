@@ -11,10 +11,22 @@ cached in --cache-dir, so neither pays for the model in the timings:
 * seed recipe: S = E·Eᵀ (float32, n×n), then greedy: each article not yet taken takes every later
   article with cosine ≥ --threshold into its cluster.
 * newsdedup: `Indexer.index_many` with the default settings into a fresh embedded store (exact,
-  SimHash, kNN layers and every rule), its embedder replaced by a lookup of the cached vectors.
+  SimHash, kNN layers and every rule), its embedder replaced by a lookup of the cached vectors
+  (the lookup table is built before the timing). It featurises every article (cleaning, jieba,
+  SimHash, shingles, headline grams), which the seed recipe does not do.
+* newsdedup-decisions (with --decisions-only): the same, with each article's text features also
+  computed before the timing, as the seed gets its vectors: what the decisions alone cost.
 
 Each (method, size) runs in its own process; memory is that process's peak RSS above what it held
-after loading the articles and vectors.
+after loading the articles and vectors (and, for newsdedup-decisions, the features).
+
+Beyond the real repost sets (about 20,000 articles), ``--generated`` sizes take articles from the
+store-growth generator (bench/store_growth.py: real sentences, 5% reposts of the last two days,
+vectors drawn from a Gaussian fitted to real embeddings) packed into one month, as dense as the
+real set is at 20,000 per month times n/20,000. The seed recipe is refused where its n×n float32
+matrix alone would not fit in --memory-gib; the arithmetic is printed instead:
+
+    python bench/cosine_matrix.py --sizes 100000 --generated --methods newsdedup
 """
 
 from __future__ import annotations
@@ -66,6 +78,23 @@ def corpus(cache: Path, n: int) -> tuple[list[dict], dict[str, str], np.ndarray]
     return [r["record"] for r in rows], {r["record"]["id"]: r["truth"] for r in rows}, np.ascontiguousarray(vectors[:n], dtype=np.float32)
 
 
+DENSE_MONTH_DAYS = 30  # the real set's articles span a month; generated ones are packed as densely
+
+
+def generated_corpus(n: int) -> tuple[list[dict], dict[str, str], np.ndarray]:
+    """n articles of the store-growth generator within one month, their truth and vectors."""
+    import store_growth
+
+    embedder = store_growth.VectorsByHeadline()
+    truth: dict[str, str] = {}
+    per_day = -(-n // DENSE_MONTH_DAYS)
+    fit = store_growth.fitted_gaussian(store_growth.FIT_CACHE)
+    records = list(store_growth.articles(n, per_day, 0.05, embedder, fit, truth))
+    settings = load_settings(environ={})
+    vectors = embedder.encode(datasets.embedded_texts(records, settings))
+    return records, truth, np.ascontiguousarray(vectors, dtype=np.float32)
+
+
 def reset_peak_rss() -> float:
     """Reset the kernel's peak-RSS mark (Linux clear_refs 5) and return the current RSS in MiB."""
     with open("/proc/self/clear_refs", "w") as fh:
@@ -106,37 +135,78 @@ class CachedVectors:
         return np.vstack([self._table[t] for t in texts]) if texts else np.zeros((0, self.dims), np.float32)
 
 
-def run_newsdedup(records: list[dict], vectors: np.ndarray) -> dict[str, str]:
+class PrecomputedFeatures:
+    """A featuriser answering text features from a table by article id (computed before the
+    timing), the embedding from the cached vectors: newsdedup's decisions alone."""
+
+    def __init__(self, featurizer, table: dict):
+        self._featurizer = featurizer
+        self._table = table
+        self.settings, self.embedder = featurizer.settings, featurizer.embedder
+
+    def text(self, article):
+        return self._table[article.id]
+
+    def embed(self, features):
+        return self._featurizer.embed(features)
+
+
+def vector_table(records: list[dict], vectors: np.ndarray) -> dict[str, np.ndarray]:
+    """The lookup the embedder answers from, keyed by the text the indexer embeds (computing that
+    text featurises each article once: done here, before any timing)."""
+    texts = datasets.embedded_texts(records, load_settings(environ={}))
+    return dict(zip(texts, vectors))
+
+
+def text_feature_table(records: list[dict]) -> dict:
+    from indexer.article import article_from_record
+    from indexer.features import text_features
+
+    settings = load_settings(environ={})
+    articles = (article_from_record(r, None, settings.default_tz) for r in records)
+    return {a.id: text_features(a.title, a.content, settings) for a in articles}
+
+
+def run_newsdedup(records: list[dict], table: dict[str, np.ndarray], features: dict | None = None) -> dict[str, str]:
     from indexer.features import Featurizer
     from indexer.pipeline import Indexer
     from indexer.store import open_store
 
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings(overrides={"store.path": tmp}, environ={})
-        texts = datasets.embedded_texts(records, settings)
-        embedder = CachedVectors(dict(zip(texts, vectors)))
+        embedder = CachedVectors(table)
+        featurizer = Featurizer(settings, embedder)
+        if features is not None:
+            featurizer = PrecomputedFeatures(featurizer, features)
         store = open_store(settings, vector_dims=embedder.dims, embedding_model=embedder.name)
-        with Indexer(settings, store, Featurizer(settings, embedder)) as ix:
+        with Indexer(settings, store, featurizer) as ix:
             outcomes = ix.index_many(records)
     return {o.article_id: o.cluster_id for o in outcomes}
 
 
-def measure(method: str, n: int, cache: Path, threshold: float) -> dict:
-    records, truth, vectors = corpus(cache, n)
+def matrix_gib(n: int) -> float:
+    """What the seed recipe's n×n float32 similarity matrix alone takes."""
+    return n * n * 4 / 2**30
+
+
+def measure(method: str, n: int, cache: Path, threshold: float, generated: bool) -> dict:
+    records, truth, vectors = generated_corpus(n) if generated else corpus(cache, n)
     if method != "seed":
-        run_newsdedup(records[:20], vectors[:20])  # load tokeniser tables and models outside the timing
+        table = vector_table(records, vectors)
+        features = text_feature_table(records) if method == "newsdedup-decisions" else None
+        run_newsdedup(records[:20], table, features)  # load tokeniser tables and models outside the timing
     base = reset_peak_rss()
     started = time.perf_counter()
     if method == "seed":
         labels = seed_recipe(vectors, threshold)
         pred = {r["id"]: str(c) for r, c in zip(records, labels)}
     else:
-        pred = run_newsdedup(records, vectors)
+        pred = run_newsdedup(records, table, features)
     seconds = time.perf_counter() - started
     peak = _status_mib("VmHWM")
     m = pairwise_prf(pred, truth)
     return {"method": method, "n": n, "seconds": seconds, "peak_extra_mib": max(0.0, peak - base),
-            "precision": m.precision, "recall": m.recall, "f1": m.f1}
+            "peak_rss_mib": peak, "precision": m.precision, "recall": m.recall, "f1": m.f1}
 
 
 def plot(results: list[dict], path: Path, command: str) -> None:
@@ -157,6 +227,13 @@ def plot(results: list[dict], path: Path, command: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[5000, 10000, 20000])
+    parser.add_argument("--methods", nargs="+", choices=["seed", "newsdedup"], default=["seed", "newsdedup"])
+    parser.add_argument("--decisions-only", action="store_true",
+                        help="also time newsdedup with the text features computed before the timing")
+    parser.add_argument("--generated", action="store_true",
+                        help="generated articles and vectors in one dense month instead of the real repost sets")
+    parser.add_argument("--memory-gib", type=float, default=24.0,
+                        help="the seed recipe is refused where its n×n matrix alone would need more")
     parser.add_argument("--threshold", type=float, default=0.85, help="the seed recipe's cosine threshold")
     parser.add_argument("--cache-dir", default=str(Path(tempfile.gettempdir()) / "newsdedup-bench-cosine"))
     parser.add_argument("--plot")
@@ -164,33 +241,50 @@ def main() -> None:
     args = parser.parse_args()
     cache = Path(args.cache_dir)
     if args.measure:
-        print(json.dumps(measure(args.measure[0], int(args.measure[1]), cache, args.threshold)))
+        print(json.dumps(measure(args.measure[0], int(args.measure[1]), cache, args.threshold, args.generated)))
         return
-    corpus(cache, max(args.sizes))  # build and embed once, outside the timings
-    results = []
+    if not args.generated:
+        corpus(cache, max(args.sizes))  # build and embed once, outside the timings
+    methods = list(args.methods) + (["newsdedup-decisions"] if args.decisions_only else [])
+    results, refused = [], []
     for n in args.sizes:
-        for method in ("seed", "newsdedup"):
+        for method in methods:
+            if method == "seed" and matrix_gib(n) > args.memory_gib:
+                refused.append(n)
+                print(f"  {n:>7,} seed: refused, its n×n float32 matrix alone needs {n:,}² × 4 bytes = "
+                      f"{matrix_gib(n):.1f} GiB (limit --memory-gib {args.memory_gib:g})", file=sys.stderr)
+                continue
             out = subprocess.run([sys.executable, __file__, "--measure", method, str(n), "--cache-dir", str(cache),
-                                  "--threshold", str(args.threshold)], check=True, capture_output=True, text=True)
+                                  "--threshold", str(args.threshold)] + (["--generated"] if args.generated else []),
+                                 check=True, capture_output=True, text=True)
             results.append(json.loads(out.stdout.strip().splitlines()[-1]))
             r = results[-1]
-            print(f"  {n:>7,} {method:10s} {r['seconds']:8.1f} s  peak +{r['peak_extra_mib']:8,.0f} MiB  "
-                  f"pairwise P {r['precision']:.4f} R {r['recall']:.4f} F1 {r['f1']:.4f}", file=sys.stderr)
-    print(f"n×n cosine matrix (seed recipe, threshold {args.threshold}) vs newsdedup, same articles and vectors")
-    print(f"{'articles':>9} | {'method':<10} | {'seconds':>8} | {'peak extra MiB':>14} | {'P':>6} | {'R':>6} | {'F1':>6}")
+            print(f"  {n:>7,} {method:19s} {r['seconds']:8.1f} s  peak +{r['peak_extra_mib']:8,.0f} MiB "
+                  f"(RSS {r['peak_rss_mib']:,.0f})  pairwise P {r['precision']:.4f} R {r['recall']:.4f} F1 {r['f1']:.4f}",
+                  file=sys.stderr)
+    source = "generated articles and vectors, one dense month" if args.generated else "real repost sets, their embeddings"
+    print(f"n×n cosine matrix (seed recipe, threshold {args.threshold}) vs newsdedup, same articles and vectors ({source})")
+    if args.decisions_only:
+        print("newsdedup-decisions: text features computed before the timing, as the seed's vectors are")
+    print(f"{'articles':>9} | {'method':<19} | {'seconds':>8} | {'peak extra MiB':>14} | {'peak RSS MiB':>12} | "
+          f"{'P':>6} | {'R':>6} | {'F1':>6}")
     for r in results:
-        print(f"{r['n']:>9,} | {r['method']:<10} | {r['seconds']:8.1f} | {r['peak_extra_mib']:14,.0f} | "
-              f"{r['precision']:.4f} | {r['recall']:.4f} | {r['f1']:.4f}")
+        print(f"{r['n']:>9,} | {r['method']:<19} | {r['seconds']:8.1f} | {r['peak_extra_mib']:14,.0f} | "
+              f"{r['peak_rss_mib']:12,.0f} | {r['precision']:.4f} | {r['recall']:.4f} | {r['f1']:.4f}")
     for n in args.sizes:
-        seed = next(r for r in results if r["method"] == "seed" and r["n"] == n)
-        ours = next(r for r in results if r["method"] == "newsdedup" and r["n"] == n)
-        print(f"  {n:,}: newsdedup takes {ours['seconds'] / seed['seconds']:.2f}x the seed's time and "
-              f"{ours['peak_extra_mib'] / max(seed['peak_extra_mib'], 1):.2f}x its extra memory")
+        seed = next((r for r in results if r["method"] == "seed" and r["n"] == n), None)
+        for ours in (r for r in results if r["method"] != "seed" and r["n"] == n):
+            if seed is not None:
+                print(f"  {n:,}: {ours['method']} takes {ours['seconds'] / seed['seconds']:.2f}x the seed's time and "
+                      f"{ours['peak_extra_mib'] / max(seed['peak_extra_mib'], 1):.2f}x its extra memory")
+    for n in refused:
+        print(f"  {n:,}: the seed recipe was not run: its float32 matrix alone is n²×4 bytes = {matrix_gib(n):.1f} GiB")
     biggest = max(args.sizes)
-    print(f"  arithmetic, not measured: the float32 matrix alone is n²×4 bytes = {biggest**2 * 4 / 2**30:.1f} GiB at "
-          f"{biggest:,}, {100_000**2 * 4 / 2**30:.0f} GiB at 100,000 (this machine has 24 GiB)")
+    print(f"  arithmetic, not measured: the float32 matrix alone is n²×4 bytes = {matrix_gib(biggest):.1f} GiB at "
+          f"{biggest:,}, {matrix_gib(100_000):.0f} GiB at 100,000 (this machine has 24 GiB)")
     if args.plot:
-        plot(results, Path(args.plot), "python bench/cosine_matrix.py --sizes " + " ".join(map(str, args.sizes)))
+        plot([r for r in results if r["method"] in ("seed", "newsdedup")], Path(args.plot),
+             "python bench/cosine_matrix.py --sizes " + " ".join(map(str, args.sizes)))
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import re
 import sys
 import tempfile
 import time
+from collections import OrderedDict
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from indexer.settings import load_settings  # noqa: E402
 from indexer.store import open_store  # noqa: E402
 
 CST = timezone(timedelta(hours=8))
+FIT_CACHE = Path(tempfile.gettempdir()) / "newsdedup-bench-growth"  # the fitted Gaussian, made once
 T0 = datetime(2024, 1, 1, tzinfo=CST)
 
 
@@ -48,7 +50,7 @@ class VectorsByHeadline:
     dims = 512
 
     def __init__(self) -> None:
-        self.table: dict[str, np.ndarray] = {}
+        self.table: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def encode(self, texts):
         return np.vstack([self.table[t.split("。", 1)[0]] for t in texts]) if texts else np.zeros((0, self.dims), np.float32)
@@ -63,8 +65,13 @@ def sentence_pool() -> list[str]:
     return sorted(pool)
 
 
-def articles(n: int, per_day: int, repost_share: float, embedder: VectorsByHeadline, fit):
-    """``n`` records, in publishing order, their vectors registered with ``embedder``."""
+def articles(n: int, per_day: int, repost_share: float, embedder: VectorsByHeadline, fit,
+             truth: dict[str, str] | None = None, kept_vectors: int | None = None):
+    """``n`` records, in publishing order, their vectors registered with ``embedder``.
+
+    ``truth``, when given, gets each record's story (the id of the article a repost copies, else
+    its own). ``kept_vectors``: the embedder forgets vectors of all but this many latest stories
+    (reposts copy stories of the last two days), so a long run's lookup table does not grow."""
     rng, nrng = random.Random(5), np.random.default_rng(5)
     mean, chol = fit
     pool = sentence_pool()
@@ -75,15 +82,21 @@ def articles(n: int, per_day: int, repost_share: float, embedder: VectorsByHeadl
             src = rng.choice(recent)
             body = "".join(src["sentences"][:-1])
             rec = {"id": f"g{i}", "title": "【转载】" + src["title"], "content": body, "publish_time": when.isoformat()}
+            story = f"g{src['i']}"
         else:
             sentences = rng.sample(pool, rng.randint(6, 15))
             title = sentences[0].rstrip("。！？")[:28] + f" {i}"  # the number keeps headlines distinct
             vec = (mean + nrng.normal(size=embedder.dims) @ chol.T).astype(np.float32)
             embedder.table[clean_title(title)] = vec / np.linalg.norm(vec)
+            if kept_vectors is not None and len(embedder.table) > kept_vectors:
+                embedder.table.popitem(last=False)  # the oldest story's
             rec = {"id": f"g{i}", "title": title, "content": "".join(sentences), "publish_time": when.isoformat()}
             recent.append({"title": title, "sentences": sentences, "i": i})
             if len(recent) > 2 * per_day:
                 recent.pop(0)
+            story = rec["id"]
+        if truth is not None:
+            truth[rec["id"]] = story
         yield rec
 
 
@@ -104,7 +117,7 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=10_000)
     parser.add_argument("--per-day", type=int, default=2_700)
     parser.add_argument("--repost-share", type=float, default=0.05)
-    parser.add_argument("--cache-dir", default=str(Path(tempfile.gettempdir()) / "newsdedup-bench-growth"))
+    parser.add_argument("--cache-dir", default=str(FIT_CACHE))
     args = parser.parse_args()
     Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
     fit = fitted_gaussian(Path(args.cache_dir))
@@ -115,7 +128,10 @@ def main() -> None:
         settings = load_settings(overrides={"store.path": tmp}, environ={})
         store = open_store(settings, vector_dims=embedder.dims, embedding_model=embedder.name)
         with Indexer(settings, store, Featurizer(settings, embedder)) as ix:
-            stream = articles(sizes[-1], args.per_day, args.repost_share, embedder, fit)
+            # The lookup keeps the vectors reposts can still ask for (stories of the last two days,
+            # and the batches read ahead), so the bench's own memory does not grow with the store.
+            stream = articles(sizes[-1], args.per_day, args.repost_share, embedder, fit,
+                              kept_vectors=2 * args.per_day + 4 * ix.settings.input.batch_size + 1000)
             done, dups, started_window = 0, 0, None
             chunk: list[dict] = []
             for rec in stream:
