@@ -26,9 +26,9 @@ from typing import Iterator, Union
 
 from bs4 import BeautifulSoup
 
+from indexer.dates import find_time
 from indexer.urls import canonical_url
 
-from .dates import parse_date
 from .errors import FetchError, SourceConfigError, URLRejected
 from .extract import extract_article, extract_links, extract_next_page, element_text, parse_html
 from .feeds import FeedEntry, parse_feed, parse_sitemap
@@ -131,7 +131,7 @@ class BaseNewsCrawler:
         s = self.source
         found = extract_article(page.text, page.final_url, title_selector=s.title_selector, body_selector=s.body_selector, time_selector=s.time_selector, remove_selectors=s.remove_selectors)
         # A feed's or sitemap's machine-readable date beats the page's "3小时前".
-        published = (hint.published if hint is not None else None) or parse_date(found.time_text, now=self.now)
+        published = (hint.published if hint is not None else None) or find_time(found.time_text, now=self.now)
         title = found.title or (hint.title if hint else "")
         self.inc(f"extract/{found.method}")
         return CrawledArticle(url=page.url, title=title, content=found.content, source=s.name, publish_time=published)

@@ -14,7 +14,7 @@ from urllib.parse import urljoin
 
 from lxml import etree
 
-from .dates import parse_date
+from indexer.dates import find_time
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ def _rss_item(item: etree._Element, base_url: str) -> FeedEntry | None:
     return FeedEntry(
         url=urljoin(base_url, link),
         title=_text(item, "title"),
-        published=parse_date(_text(item, "pubdate", "date", "published", "updated")),
+        published=find_time(_text(item, "pubdate", "date", "published", "updated")),
         content=_text(item, "encoded", "description"),
     )
 
@@ -104,7 +104,7 @@ def _atom_entry(entry: etree._Element, base_url: str) -> FeedEntry | None:
     return FeedEntry(
         url=urljoin(base_url, href),
         title=_text(entry, "title"),
-        published=parse_date(_text(entry, "published", "updated")),
+        published=find_time(_text(entry, "published", "updated")),
         content=_text(entry, "content", "summary"),
     )
 
@@ -129,5 +129,5 @@ def parse_sitemap(body: bytes, base_url: str = "") -> Sitemap:
         news = _children(url, "news")
         title = _text(news[0], "title") if news else ""
         when = (_text(news[0], "publication_date") if news else "") or _text(url, "lastmod")
-        entries.append(FeedEntry(url=urljoin(base_url, loc), title=title, published=parse_date(when)))
+        entries.append(FeedEntry(url=urljoin(base_url, loc), title=title, published=find_time(when)))
     return Sitemap(tuple(entries), ())

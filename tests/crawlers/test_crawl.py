@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from crawlers.base import BaseNewsCrawler
 from crawlers.cli import crawl
-from crawlers.dates import CST
+from indexer.dates import CST
 from crawlers.encoding import mojibake_ratio
 from crawlers.pipelines import CrawledArticle
 from crawlers.runner import RunOptions, run_crawl
