@@ -10,15 +10,14 @@ import base64
 import json
 import logging
 import os
-import ssl
-import urllib.error
-import urllib.request
-import uuid
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import click
+import requests
+import urllib3
 
 from .errors import NewsdedupError
 from .cli_options import common_options, settings_from_options
@@ -132,14 +131,6 @@ def load_saved_objects(folder: Path, index: str) -> list[dict[str, Any]]:
     return objects
 
 
-def _multipart(objects: list[dict[str, Any]]) -> tuple[bytes, str]:
-    boundary = f"newsdedup-{uuid.uuid4().hex}"
-    payload = "\n".join(json.dumps(o, ensure_ascii=False) for o in objects).encode("utf-8") + b"\n"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"newsdedup.ndjson\"\r\n"
-            "Content-Type: application/ndjson\r\n\r\n").encode() + payload + f"\r\n--{boundary}--\r\n".encode()
-    return body, f"multipart/form-data; boundary={boundary}"
-
-
 def _auth_header(cfg) -> dict[str, str]:
     if cfg.api_key:
         key = cfg.api_key
@@ -151,41 +142,38 @@ def _auth_header(cfg) -> dict[str, str]:
     return {}
 
 
-def tls_context(url: str, cfg) -> ssl.SSLContext | None:
-    """For an https Kibana: verification against ``es.ca_certs`` (the system CAs when empty), or none
-    with ``es.verify_certs = false``, as for Elasticsearch. None for plain http."""
-    if not url.lower().startswith("https://"):
-        return None
-    context = ssl.create_default_context(cafile=cfg.ca_certs or None)
-    if not cfg.verify_certs:
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-        log.warning("TLS certificate verification is off for Kibana at %s", url)
-    return context
+def tls_verify(url: str, cfg) -> bool | str:
+    """How an https Kibana is verified: against ``es.ca_certs`` (the system CAs when empty), or not
+    at all with ``es.verify_certs = false``, as for Elasticsearch."""
+    if cfg.verify_certs:
+        return cfg.ca_certs or True
+    if url.lower().startswith("https://"):
+        log.warning("TLS certificate verification is off for Kibana at %s", redact_url(url))
+    return False
 
 
 def import_saved_objects(kibana_url: str, objects: list[dict[str, Any]], headers: dict[str, str],
-                         space: str | None = None, timeout: float = 60.0,
-                         context: ssl.SSLContext | None = None) -> dict[str, Any]:
-    """``POST /api/saved_objects/_import?overwrite=true`` (multipart, ``kbn-xsrf``); Kibana's answer."""
-    body, content_type = _multipart(objects)
+                         space: str | None = None, timeout: float = 60.0, verify: bool | str = True) -> dict[str, Any]:
+    """``POST /api/saved_objects/_import?overwrite=true`` (the objects as one NDJSON file, with
+    ``kbn-xsrf``); Kibana's answer."""
+    payload = "\n".join(json.dumps(o, ensure_ascii=False) for o in objects).encode("utf-8") + b"\n"
     prefix = f"/s/{space}" if space else ""
-    request = urllib.request.Request(
-        kibana_url.rstrip("/") + prefix + "/api/saved_objects/_import?overwrite=true", data=body, method="POST",
-        headers={"kbn-xsrf": "true", "Content-Type": content_type, **headers},
-    )
     try:
-        with urllib.request.urlopen(request, timeout=timeout, context=context) as resp:
-            return json.loads(resp.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:
-        detail = exc.read().decode("utf-8", "replace")[:500]
-        if exc.code == 401:
+        with warnings.catch_warnings():  # verification off is said once, by tls_verify
+            warnings.simplefilter("ignore", urllib3.exceptions.InsecureRequestWarning)
+            resp = requests.post(kibana_url.rstrip("/") + prefix + "/api/saved_objects/_import?overwrite=true",
+                                 files={"file": ("newsdedup.ndjson", payload, "application/ndjson")},
+                                 headers={"kbn-xsrf": "true", **headers}, timeout=timeout, verify=verify)
+    except requests.RequestException as exc:
+        raise click.ClickException(f"cannot reach Kibana at {redact_url(kibana_url)}: {exc}") from exc
+    if resp.status_code >= 400:
+        detail = resp.text[:500]
+        if resp.status_code == 401:
             sent = "the credentials sent were refused" if "Authorization" in headers else "no credentials were sent"
             detail = (f"{sent}; set es.username/es.password or es.api_key (NEWSDEDUP_ES_USERNAME, "
                       f"NEWSDEDUP_ES_PASSWORD, NEWSDEDUP_ES_API_KEY): {detail}")
-        raise click.ClickException(f"Kibana answered {exc.code}: {detail}") from exc
-    except urllib.error.URLError as exc:
-        raise click.ClickException(f"cannot reach Kibana at {redact_url(kibana_url)}: {exc.reason}") from exc
+        raise click.ClickException(f"Kibana answered {resp.status_code}: {detail}")
+    return resp.json()
 
 
 @click.group("kibana")
@@ -209,7 +197,7 @@ def kibana_import(config: str | None, store: str | None, sets: tuple[str, ...], 
 
     cfg = es_config(settings_from_options(config, store, sets))
     objects = load_saved_objects(folder, cfg.index)
-    result = import_saved_objects(kibana_url, objects, _auth_header(cfg), space, context=tls_context(kibana_url, cfg))
+    result = import_saved_objects(kibana_url, objects, _auth_header(cfg), space, verify=tls_verify(kibana_url, cfg))
     if not result.get("success"):
         errors = "; ".join(f"{e.get('type')}/{e.get('id')}: {e.get('error', {}).get('type')}" for e in result.get("errors", []))
         raise click.ClickException(f"Kibana imported {result.get('successCount', 0)} of {len(objects)} objects: {errors}")
