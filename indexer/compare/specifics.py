@@ -383,7 +383,7 @@ def _figures_at(text: str) -> list[tuple[int, Figure]]:
     return found
 
 
-# ---- places, people, organisations ---------------------------------------------------------------
+# ---- places and people ----------------------------------------------------------------------------
 
 # Provinces, prefecture-level cities, countries and regions: coarser than an event's place. Two
 # reports naming the same city say nothing about whether they report one event.
@@ -590,8 +590,6 @@ _BYLINE_BEFORE = re.compile(r"(?:记者|通讯员|编辑|实习生|摄影|摄像
 _SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
 # 张某, 李某某: how incident reports name victims and suspects. Not 于某日, 向某部门.
 _ANONYMISED = re.compile(f"[{_SURNAMES}]某+(?![日地处天年月时些种个位人家市县村区所单部公企机学医])")
-# Organisations that report on events rather than take part in them.
-_REPORTERS = frozenset("新华社 中新社 中新网 新华网 人民网 央视 央视网 中央电视台 中国新闻社 人民日报 新京报 南方日报 中广网 国务院 公安部 警方 公安局 派出所 政府 市政府 消防 消防队 消防支队 卫生部 卫生局 卫生厅 疾控中心 安监局 国家地震局 中国地震台网 中国地震台网中心 地震局 气象局 记者".split())
 
 
 def people_in(text: str) -> list[str]:
@@ -604,29 +602,19 @@ def people_in(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def organisations_in(text: str) -> list[str]:
-    """Named organisations (rjieba ``nt``) in ``text``, news agencies and the authorities every
-    incident report quotes left out."""
-    return list(dict.fromkeys(
-        w for w, t, _ in _tokens(text) if t == "nt" and len(w) >= 2 and w not in _REPORTERS and not _is_coarse(w)
-    ))
-
-
 # ---- one report's specifics and the comparison ----------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Specifics:
-    """The event specifics of one report. ``places``, ``dates``, ``figures``, ``people`` and
-    ``organisations`` come from the lead (headline and the first ``LEAD_CHARS`` of the body): what
-    the report is about. ``all_dates``, ``all_figures`` and ``text`` cover the whole report and
+    """The event specifics of one report. ``places``, ``dates``, ``figures`` and ``people`` come
+    from the lead (headline and the first ``LEAD_CHARS`` of the body): what the report is about. ``all_dates``, ``all_figures`` and ``text`` cover the whole report and
     answer "does this report mention that at all" for the other side's lead specifics."""
 
     places: tuple[Place, ...] = ()
     dates: tuple[EventDate, ...] = ()
     figures: tuple[Figure, ...] = ()
     people: tuple[str, ...] = ()
-    organisations: tuple[str, ...] = ()
     all_dates: tuple[EventDate, ...] = ()
     all_figures: tuple[Figure, ...] = ()
     text: str = ""
@@ -667,7 +655,6 @@ def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime 
                                   if at < len(lead) and not dateline and _could_be_the_event(d, publish_time))),
         figures=tuple(dict.fromkeys(f for at, f in figures if at < len(lead))),
         people=tuple(people_in(lead)),
-        organisations=tuple(organisations_in(lead)),
         all_dates=tuple(dict.fromkeys(d for _, _, d in dates)),
         all_figures=tuple(dict.fromkeys(f for _, f in figures)),
         text=f"{clean_title}\n{clean_body[:TEXT_CHARS]}",
@@ -740,9 +727,10 @@ def specifics_conflict(a: Specifics, b: Specifics) -> str | None:
 
     Only specifics both leads state count, and only when neither report mentions any of the
     other's: a detail one side leaves out, or mentions further down, is no conflict. Checked in
-    order: event dates, places, figures, people (张某 forms); named organisations are extracted
-    for the record but decide nothing (every report quotes different authorities). Two cuts of
-    one report (``copies_of_one_report``) never conflict."""
+    order: event dates, places, figures, people (张某 forms). Named organisations decide nothing:
+    independent reports of one event quote different authorities, and rjieba's ``nt`` tag is too
+    loose to tell a party to the event from a source. Two cuts of one report
+    (``copies_of_one_report``) never conflict."""
     if copies_of_one_report(a, b):
         return None
     return (
