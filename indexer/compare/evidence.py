@@ -40,6 +40,7 @@ class PairEvidence:
     specifics: str | None = None  # which event specific differs (place, date, figure), or None
     headline_only: bool = False  # neither side has a body worth the name (headline pairs)
     roundups: int = 0  # how many of the two sides gather several stories (compare.roundups)
+    verifier_cosine: float | None = None  # e5 headline cosine of a borderline pair (compare/verifier.py), or None
     quoted_chars: int = 0  # characters of the body sentences both hold word for word (read when the headlines are one)
 
 
@@ -82,10 +83,15 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
             if template is None:
                 # Same topic, same city: the same event only if the specifics both leads state agree.
                 specifics = specifics_conflict(a.specifics, b.specifics)
-    return PairEvidence(
+    ev = PairEvidence(
         exact=exact, hamming=dist, short=short, containment=cont, cosine=cosine, title_sim=title_sim,
         event_score=event, title_numbers_conflict=title_number_conflict(a.text.clean_title, b.text.clean_title),
         template=template, specifics=specifics,
         headline_only=max(len(a.text.clean_body), len(b.text.clean_body)) < HEADLINE_ONLY_BODY,
         roundups=int(a.roundup) + int(b.roundup), quoted_chars=quoted,
     )
+    if d.verifier == "none":
+        return ev
+    from .verifier import with_verifier  # noqa: PLC0415 - the verifier reads the rules, which import this module
+
+    return with_verifier(ev, a, b, settings)

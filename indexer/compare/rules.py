@@ -322,6 +322,10 @@ def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings
     # A roundup is its own story: alike in topic to each story it gathers, the same as none of them.
     if not decision.enabled("semantic") or ev.cosine is None or ev.title_numbers_conflict or ev.specifics or ev.roundups:
         return None
+    if ev.verifier_cosine is not None:  # a borderline pair the second stage read: its verdict stands
+        from .verifier import verifier_verdict  # noqa: PLC0415
+
+        return verifier_verdict(ev, decision)
     from .model import load_model  # noqa: PLC0415 - model imports evidence, which imports this module
 
     model = load_model(decision.semantic_model)
