@@ -14,6 +14,7 @@ import logging
 import os
 import sqlite3
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from collections import OrderedDict
 from datetime import datetime, timezone
@@ -165,7 +166,13 @@ class SqliteStore:
         self._data_version = None  # PRAGMA data_version when the cached rows were read
         self._ann = None
         self._ann_max_rid = 0
+        self._ann_count = 0  # vectors the index holds, with those being added
         self._unsaved = 0
+        # New rows' vectors are added to the HNSW graph on this thread while the next batch is
+        # decided (the graph serves only windows longer than EXACT_WINDOW_MAX_DAYS; adding to it
+        # costs more as it grows). Anything that reads or saves the graph waits for it first.
+        self._ann_stage: ThreadPoolExecutor | None = None
+        self._ann_job: Future | None = None
         self._days = DayVectors(self._load_day, vector_dims, window_cache_vectors) if vector_dims else None
         if vector_dims:
             self._open_ann()
@@ -214,6 +221,7 @@ class SqliteStore:
             self._ann_max_rid = 0
         index.set_ef(self._ef_search)
         self._ann = index
+        self._ann_count = index.get_current_count()
         self._catch_up_ann()
 
     def _catch_up_ann(self) -> None:
@@ -227,6 +235,7 @@ class SqliteStore:
             if not rows:
                 break
             self._ann_add([r[0] for r in rows], np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows]))
+            self._ann_wait()
             added += len(rows)
         top = self._db.execute("SELECT COALESCE(MAX(rid), 0) FROM articles").fetchone()[0]
         self._ann_max_rid = max(self._ann_max_rid, top)
@@ -235,13 +244,29 @@ class SqliteStore:
             self._save_ann()
 
     def _ann_add(self, rids: list[int], vectors: np.ndarray) -> None:
-        needed = self._ann.get_current_count() + len(rids)
-        capacity = self._ann.get_max_elements()
-        if needed > capacity:
-            self._ann.resize_index(max(needed, capacity * 2))
-        self._ann.add_items(vectors, np.asarray(rids, dtype=np.int64))
+        """Start adding rows to the graph (one addition at a time, in order)."""
+        self._ann_wait()
+        ann, labels = self._ann, np.asarray(rids, dtype=np.int64)
+
+        def add() -> None:
+            needed = ann.get_current_count() + len(labels)
+            capacity = ann.get_max_elements()
+            if needed > capacity:
+                ann.resize_index(max(needed, capacity * 2))
+            ann.add_items(vectors, labels)
+
+        if self._ann_stage is None:
+            self._ann_stage = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vector-index")
+        self._ann_job = self._ann_stage.submit(add)
         self._ann_max_rid = max(self._ann_max_rid, max(rids))
+        self._ann_count += len(rids)
         self._unsaved += len(rids)
+
+    def _ann_wait(self) -> None:
+        """Until the graph holds every row given to it; raises what adding them raised."""
+        job, self._ann_job = self._ann_job, None
+        if job is not None:
+            job.result()
 
     def _load_day(self, day: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if day is UNDATED:
@@ -258,6 +283,7 @@ class SqliteStore:
     def _save_ann(self) -> None:
         if self._ann is None:
             return
+        self._ann_wait()  # the meta file names the rows the saved graph holds
         ann_path, meta_path = self.directory / ANN_FILE, self.directory / ANN_META_FILE
         tmp_ann, tmp_meta = ann_path.with_name(ANN_FILE + ".tmp"), meta_path.with_name(ANN_META_FILE + ".tmp")
         self._ann.save_index(str(tmp_ann))
@@ -371,7 +397,7 @@ class SqliteStore:
     def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]:
         results: list[list[tuple[StoredArticle, float]]] = [[] for _ in queries]
         with self._lock:
-            if self._ann is None or self._ann.get_current_count() == 0:
+            if self._ann is None or self._ann_count == 0:
                 return results
             # Windows short enough are answered exactly from the day vectors, the batch's together
             # (each day scanned once for every query that reaches it), their rows read at once.
@@ -401,6 +427,7 @@ class SqliteStore:
         ]
 
     def _knn_ann(self, q: KnnQuery) -> list[tuple[StoredArticle, float]]:
+        self._ann_wait()
         count = self._ann.get_current_count()
         vector = np.asarray(q.vector, dtype=np.float32).reshape(1, -1)
         fetch = min(count, max(q.k * 4, 32))
@@ -593,10 +620,14 @@ class SqliteStore:
 
     def close(self) -> None:
         with self._lock:
-            if self._ann is not None and self._unsaved:
-                self._save_ann()
-            self._ann = None
-            self._db.close()
+            try:
+                if self._ann is not None and self._unsaved:
+                    self._save_ann()
+            finally:
+                if self._ann_stage is not None:
+                    self._ann_stage.shutdown(wait=True)
+                self._ann = None
+                self._db.close()
 
     def __enter__(self):
         return self

@@ -170,3 +170,22 @@ def test_rows_cached_for_candidates_follow_a_change_made_by_another_connection(t
     assert [a.cluster_id for a in writer.find_band_candidates([query])[0]] == ["b"]
     writer.close()
     other.close()
+
+
+def test_vectors_still_being_added_to_the_graph_are_found_by_the_next_search(tmp_path):
+    """The graph takes new vectors on its own thread while the next batch is decided; a search
+    of it (a window too long for the day vectors) waits until it holds every written row."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    with open_store(tmp_path) as s:
+        s.write([art("a0", vector=unit(0))])
+        s._ann_wait()
+        s._ann_stage = ThreadPoolExecutor(max_workers=1)
+        release = threading.Event()
+        s._ann_stage.submit(release.wait)  # the next addition queues behind this
+        s.write([art("a1", vector=unit(1))])
+        assert s._ann.get_current_count() == 1  # not added yet
+        threading.Timer(0.2, release.set).start()
+        [hits] = s.knn([KnnQuery(unit(1), k=1, min_score=0.99)])  # no window: the graph answers
+        assert [a.id for a, _ in hits] == ["a1"]
