@@ -81,8 +81,9 @@ def corpus(cache: Path, n: int) -> tuple[list[dict], dict[str, str], np.ndarray]
 DENSE_MONTH_DAYS = 30  # the real set's articles span a month; generated ones are packed as densely
 
 
-def generated_corpus(n: int) -> tuple[list[dict], dict[str, str], np.ndarray]:
-    """n articles of the store-growth generator within one month, their truth and vectors."""
+def generated_corpus(n: int) -> tuple[list[dict], dict[str, str], np.ndarray, list[str]]:
+    """n articles of the store-growth generator within one month, their truth, their vectors and
+    the texts the indexer embeds."""
     import store_growth
 
     embedder = store_growth.VectorsByHeadline()
@@ -90,9 +91,8 @@ def generated_corpus(n: int) -> tuple[list[dict], dict[str, str], np.ndarray]:
     per_day = -(-n // DENSE_MONTH_DAYS)
     fit = store_growth.fitted_gaussian(store_growth.FIT_CACHE)
     records = list(store_growth.articles(n, per_day, 0.05, embedder, fit, truth))
-    settings = load_settings(environ={})
-    vectors = embedder.encode(datasets.embedded_texts(records, settings))
-    return records, truth, np.ascontiguousarray(vectors, dtype=np.float32)
+    texts = datasets.embedded_texts(records, load_settings(environ={}))
+    return records, truth, np.ascontiguousarray(embedder.encode(texts), dtype=np.float32), texts
 
 
 def reset_peak_rss() -> float:
@@ -151,13 +151,6 @@ class PrecomputedFeatures:
         return self._featurizer.embed(features)
 
 
-def vector_table(records: list[dict], vectors: np.ndarray) -> dict[str, np.ndarray]:
-    """The lookup the embedder answers from, keyed by the text the indexer embeds (computing that
-    text featurises each article once: done here, before any timing)."""
-    texts = datasets.embedded_texts(records, load_settings(environ={}))
-    return dict(zip(texts, vectors))
-
-
 def text_feature_table(records: list[dict]) -> dict:
     from indexer.article import article_from_record
     from indexer.features import text_features
@@ -190,9 +183,15 @@ def matrix_gib(n: int) -> float:
 
 
 def measure(method: str, n: int, cache: Path, threshold: float, generated: bool) -> dict:
-    records, truth, vectors = generated_corpus(n) if generated else corpus(cache, n)
+    if generated:
+        records, truth, vectors, texts = generated_corpus(n)
+    else:
+        records, truth, vectors = corpus(cache, n)
+        # The embedder's lookup is keyed by the text the indexer embeds; making that text
+        # featurises each article once: done here, before any timing.
+        texts = datasets.embedded_texts(records, load_settings(environ={})) if method != "seed" else []
     if method != "seed":
-        table = vector_table(records, vectors)
+        table = dict(zip(texts, vectors))
         features = text_feature_table(records) if method == "newsdedup-decisions" else None
         run_newsdedup(records[:20], table, features)  # load tokeniser tables and models outside the timing
     base = reset_peak_rss()
