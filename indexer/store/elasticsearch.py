@@ -44,7 +44,7 @@ import numpy as np
 from ..errors import BulkWriteError, StoreError, StoreSchemaError, StoreUnavailable
 from ..features.simhash import from_signed, to_signed
 from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, moved_article
-from .es_bulk import RETRYABLE_STATUS, bulk_create, bulk_update, dead_letter
+from .es_bulk import bulk_create, bulk_update, dead_letter, is_retryable
 from .es_changes import APPLIED, APPLYING, PENDING, SKIPPED, ChangeLog, LoggedChange
 from .es_config import check_version, client_from_settings, translate
 from .es_schema import Schema, backing_indices, build_schema, check_mapping, init, schema_options
@@ -251,7 +251,7 @@ class ElasticsearchStore:
         if "error" in resp:
             status, error = resp.get("status", 500), resp["error"]
             reason = error.get("reason", error) if isinstance(error, dict) else error
-            cls = StoreUnavailable if status == 429 or status >= 500 else StoreError
+            cls = StoreUnavailable if is_retryable(status) else StoreError
             raise cls(f"{what}: Elasticsearch answered {status}: {reason}")
         hits = resp["hits"]["hits"]
         total = resp["hits"].get("total", {}).get("value", len(hits))
@@ -698,7 +698,7 @@ class ElasticsearchStore:
         rest = {aid: f for aid, f in failed.items() if f[0] != 404}
         if rest:
             first, (status, reason) = next(iter(rest.items()))
-            cls = StoreUnavailable if status is None or status in RETRYABLE_STATUS or status >= 500 else StoreError
+            cls = StoreUnavailable if is_retryable(status) else StoreError
             raise cls(f"{what}: {len(rest)} of {len(updates)} article updates failed (first: {first}: {reason}); "
                       "the change stays in the log and is finished on the next write or open")
 

@@ -38,7 +38,6 @@ from ..retry import backoff_delay
 
 log = logging.getLogger(__name__)
 
-RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
 # Longest wait between two rounds: ``es.retry_backoff`` doubles per round up to here.
 MAX_BACKOFF_SECONDS = 30.0
 
@@ -63,8 +62,10 @@ def _reason(op: Mapping[str, Any]) -> str:
     return str(error) if error is not None else f"status {op.get('status')}"
 
 
-def _is_retryable(status: Any) -> bool:
-    return status is None or status in RETRYABLE_STATUS or (isinstance(status, int) and status >= 500)
+def is_retryable(status: Any) -> bool:
+    """Overloaded or failing (429, 5xx), or no answer at all (None): worth another try later. The
+    one rule for every Elasticsearch failure (``StoreUnavailable`` against ``StoreError``)."""
+    return status is None or status == 429 or (isinstance(status, int) and status >= 500)
 
 
 def bulk_create(client, index: str, docs: Mapping[str, dict], **rounds: Any) -> BulkOutcome:
@@ -123,7 +124,7 @@ def bulk_rounds(
                 if status == 409 and kept_on_conflict:
                     outcome.existing.append(aid)
                     del outcome.statuses[aid]
-                elif _is_retryable(status):
+                elif is_retryable(status):
                     retry[aid] = _reason(op)
                 else:
                     permanent[aid] = _reason(op)

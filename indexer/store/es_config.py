@@ -17,6 +17,7 @@ from typing import Any, Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import ConfigError, StoreError, StoreUnavailable
+from .es_bulk import is_retryable
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +132,7 @@ def translate(what: str, target: str) -> Iterator[None]:
     except UnsupportedProductError as exc:
         raise StoreError(f"{what}: {target} is not an Elasticsearch server: {exc}") from exc
     except ApiError as exc:
-        if exc.status_code == 429 or exc.status_code >= 500:
+        if is_retryable(exc.status_code):
             raise StoreUnavailable(f"{what}: Elasticsearch at {target} is overloaded or failing ({exc.status_code}: {exc.message})") from exc
         raise StoreError(f"{what}: Elasticsearch rejected the request ({exc.status_code}: {exc.message})") from exc
     except elastic_transport.TransportError as exc:
