@@ -63,8 +63,7 @@ def _reason(op: Mapping[str, Any]) -> str:
 
 
 def is_retryable(status: Any) -> bool:
-    """Overloaded or failing (429, 5xx), or no answer at all (None): worth another try later. The
-    one rule for every Elasticsearch failure (``StoreUnavailable`` against ``StoreError``)."""
+    """429, 5xx or no answer (None): the one rule for StoreUnavailable (try again) over StoreError."""
     return status is None or status == 429 or (isinstance(status, int) and status >= 500)
 
 
