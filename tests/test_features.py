@@ -89,3 +89,26 @@ def test_weights_are_sublinear_in_term_frequency_and_ignore_lone_latin_letters()
     w = weighted_tokens("", "地震 " * 100 + "救援 n n n x")
     assert 4 < w["地震"] / w["救援"] < 6.5  # 1 + ln 100 = 5.6, not 100
     assert "n" not in w and "x" not in w
+
+
+def test_token_caches_stay_bounded_on_an_open_vocabulary_and_answer_the_same(monkeypatch):
+    """A stream brings new tokens for good (figures, names): the caches of token weights and
+    hashes start over when full instead of growing with the store, and give the same answers."""
+    import importlib
+
+    from indexer.features import tokenize
+
+    simhash_module = importlib.import_module("indexer.features.simhash")  # the package re-exports the function
+
+    monkeypatch.setattr(tokenize, "_IDF_CACHE", {})
+    monkeypatch.setattr(simhash_module, "_HASH_CACHE", {})
+    monkeypatch.setattr(tokenize, "_IDF_CACHE_MAX", 50)
+    monkeypatch.setattr(simhash_module, "_HASH_CACHE_MAX", 50)
+    text = PARAGRAPHS[0]
+    first = weighted_tokens("", text)
+    fingerprint = simhash(first)
+    for i in range(500):  # an article number each: 500 tokens never seen again
+        weighted_tokens(f"快讯 {i}号", f"编号{i}的报道")
+        simhash({f"tok{i}": 1.0})
+    assert len(tokenize._IDF_CACHE) <= 50 and len(simhash_module._HASH_CACHE) <= 50
+    assert weighted_tokens("", text) == first and simhash(weighted_tokens("", text)) == fingerprint

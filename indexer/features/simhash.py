@@ -28,16 +28,18 @@ FINGERPRINT_LAYOUT = f"simhash64/{TOKEN_HASH}/{TOKENIZER_NAME}/w2/{CLEANING_VERS
 _MASK64 = (1 << 64) - 1
 
 
+# Bounded like tokenize's IDF cache: a full cache starts over (a stream's vocabulary is open-ended).
 _HASH_CACHE: dict[str, int] = {}
-_HASH_CACHE_MAX = 2_000_000
+_HASH_CACHE_MAX = 200_000
 
 
 def token_hash(token: str) -> int:
     value = _HASH_CACHE.get(token)
     if value is None:
         value = xxhash.xxh3_64_intdigest(token.encode("utf-8"))
-        if len(_HASH_CACHE) < _HASH_CACHE_MAX:
-            _HASH_CACHE[token] = value
+        if len(_HASH_CACHE) >= _HASH_CACHE_MAX:
+            _HASH_CACHE.clear()
+        _HASH_CACHE[token] = value
     return value
 
 

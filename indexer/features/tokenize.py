@@ -57,18 +57,21 @@ def is_number(token: str) -> bool:
     return bool(_NUMBER.match(token))
 
 
-# token -> IDF weight, 0.0 for tokens that are dropped. News vocabulary is bounded, so after a
-# warm-up nearly every token is one dictionary lookup instead of regexes and table probes.
+# token -> IDF weight, 0.0 for tokens that are dropped. After a warm-up nearly every token is one
+# dictionary lookup instead of regexes and table probes. A stream's vocabulary is open-ended
+# (figures, names, typos: a new token every article or so), so a full cache starts over rather
+# than keep a store's worth of tokens for good; the tokens in use are back within a few articles.
 _IDF_CACHE: dict[str, float] = {}
-_IDF_CACHE_MAX = 2_000_000
+_IDF_CACHE_MAX = 200_000
 
 
 def token_idf(token: str) -> float:
     value = _IDF_CACHE.get(token)
     if value is None:
         value = _compute_idf(token)
-        if len(_IDF_CACHE) < _IDF_CACHE_MAX:
-            _IDF_CACHE[token] = value
+        if len(_IDF_CACHE) >= _IDF_CACHE_MAX:
+            _IDF_CACHE.clear()
+        _IDF_CACHE[token] = value
     return value
 
 
