@@ -81,8 +81,9 @@ def es() -> None:
 @common_options
 @_dims_opt
 def es_init(config: str | None, store: str | None, sets: tuple[str, ...], dims: int | None) -> None:
-    """Create (or update) the index template, the first index and the write alias. Idempotent;
-    an existing index made with other dims or model is an error and is left untouched."""
+    """Create (or update) the index template, the first index, the write alias and the cluster
+    change log index. Idempotent; an existing index made with other dims or model is an error and
+    is left untouched."""
     from .store.es_config import check_version
     from .store.es_schema import init
 
@@ -90,14 +91,17 @@ def es_init(config: str | None, store: str | None, sets: tuple[str, ...], dims: 
         check_version(client.info(), target)
         result = init(client, schema)
     state = "created" if result["index_created"] else "already there"
-    click.echo(f"alias {result['alias']} -> {', '.join(result['indices'])} ({state}); templates up to date")
+    log_state = "created" if result["changes_created"] else "already there"
+    click.echo(f"alias {result['alias']} -> {', '.join(result['indices'])} ({state}); "
+               f"change log {result['changes_index']} ({log_state}); templates up to date")
 
 
 @es.command("check")
 @common_options
 @_dims_opt
 def es_check(config: str | None, store: str | None, sets: tuple[str, ...], dims: int | None) -> None:
-    """Connectivity, server version, alias, mapping and vector dims; exit status 1 on a problem."""
+    """Connectivity, server version, alias, mapping, vector dims and the change log index; exit
+    status 1 on a problem."""
     from .store.es_config import check_version
     from .store.es_schema import backing_indices, check_mapping
 
@@ -114,6 +118,10 @@ def es_check(config: str | None, store: str | None, sets: tuple[str, ...], dims:
         check_mapping(client, schema)
         click.echo(f"ok   mapping: vector dims {schema.vector_dims or 0}, model {settings.embedding.model}, "
                    f"{settings.simhash.bands} SimHash bands")
+        if not client.indices.exists(index=schema.changes_index):
+            raise click.ClickException(f"cluster change log index {schema.changes_index!r} does not exist: merges and "
+                                       "splits are refused without it; run `newsdedup es init`")
+        click.echo(f"ok   cluster change log {schema.changes_index}")
         click.echo(f"ok   {client.count(index=schema.alias)['count']} articles")
 
 

@@ -73,6 +73,26 @@ def changes_index(alias: str) -> str:
     return f"{alias}{CHANGES_SUFFIX}"
 
 
+def create_log_index(client, index: str, *, replicas: int) -> bool:
+    """Make the log index ``index`` with ``CHANGES_MAPPING``; False when it was there already.
+    The one place the log index is made: by ``es init`` (``es_schema.init``) and by a store that
+    opens with ``es.auto_create``."""
+    from elasticsearch import BadRequestError
+
+    try:
+        client.indices.create(
+            index=index, mappings=CHANGES_MAPPING,
+            # the article indices' replica rule (es_mappings/component_settings.json)
+            settings={"number_of_shards": 1, "auto_expand_replicas": f"0-{replicas}"},
+        )
+    except BadRequestError as exc:  # already there, or a concurrent opener made it first
+        if exc.error != "resource_already_exists_exception":
+            raise
+        return False
+    log.info("created the cluster change log index %s", index)
+    return True
+
+
 @dataclass
 class LoggedChange:
     """One document of the log: the change as asked, its state and (once resolved) its ends."""
@@ -130,29 +150,13 @@ class ChangeLog:
 
     def open(self, *, create: bool) -> bool:
         """Whether the log index exists; with ``create``, make it when it is missing."""
-        from elasticsearch import BadRequestError
-
         with translate(f"opening the cluster change log {self.index}", self.target):
             if self.client.indices.exists(index=self.index):
                 return True
             if not create:
                 return False
-            try:
-                self.client.indices.create(
-                    index=self.index, mappings=CHANGES_MAPPING,
-                    # the article indices' replica rule (es_mappings/component_settings.json)
-                    settings={"number_of_shards": 1, "auto_expand_replicas": f"0-{self.replicas}"},
-                )
-                log.info("created the cluster change log index %s", self.index)
-            except BadRequestError as exc:  # a concurrent opener made it first
-                if exc.error != "resource_already_exists_exception":
-                    raise
+            create_log_index(self.client, self.index, replicas=self.replicas)
         return True
-
-    def drop(self) -> None:
-        """Delete the log index (tests and ``es`` tooling, beside ``es_schema.drop``)."""
-        with translate(f"deleting the cluster change log {self.index}", self.target):
-            self.client.indices.delete(index=self.index, ignore_unavailable=True)
 
     def record(self, changes: Sequence[ClusterChange], seqs: Sequence[int], *, state: str = PENDING,
                plans: Sequence[dict[str, str | None]] | None = None) -> list[LoggedChange]:

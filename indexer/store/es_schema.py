@@ -4,8 +4,9 @@ The template lives in JSON files (``es_mappings/``) so operators can read and di
 to ``{{name}}`` are filled in here with typed values (dims, shards, ...).
 
 Layout: component templates ``<index>-settings`` and ``<index>-mappings``, an index template
-``<index>`` matching ``<index>-0*``, and the first backing index ``<index>-000001`` behind the
-write alias ``<index>``. There is no rollover by default: ``_id`` (the article id) is unique only
+``<index>`` matching ``<index>-0*``, the first backing index ``<index>-000001`` behind the
+write alias ``<index>``, and the cluster change log ``<index>_changes`` (its own concrete index and
+mapping, outside the template: see ``es_changes``). There is no rollover by default: ``_id`` (the article id) is unique only
 within one backing index, so after a manual rollover the store checks ids across the alias before
 writing (see ``ElasticsearchStore.write``).
 
@@ -31,6 +32,7 @@ from typing import Any
 
 from ..errors import ConfigError, StoreError, StoreSchemaError
 from ..features.simhash import FINGERPRINT_LAYOUT
+from .es_changes import changes_index, create_log_index
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +52,7 @@ class Schema:
     index_template: dict
     meta: dict[str, str]  # expected mapping _meta
     vector_dims: int | None
+    replicas: int = 1  # es.replicas: the change log index follows the article indices' replica rule
 
     @property
     def first_index(self) -> str:
@@ -58,6 +61,10 @@ class Schema:
     @property
     def template_name(self) -> str:
         return self.alias
+
+    @property
+    def changes_index(self) -> str:
+        return changes_index(self.alias)
 
 
 def mappings_dir(cfg: Any) -> Path:
@@ -123,7 +130,7 @@ def build_schema(cfg: Any, *, vector_dims: int | None, embedding_model: str, fin
     if not vector_dims:
         mapping["properties"].pop("vector", None)  # no model: strict mapping refuses any vector
     template = _render(_load(folder, INDEX_TEMPLATE_FILE), values)
-    return Schema(cfg.index, components, template, meta, vector_dims)
+    return Schema(cfg.index, components, template, meta, vector_dims, cfg.replicas)
 
 
 def backing_indices(client, alias: str) -> dict[str, bool]:
@@ -162,8 +169,8 @@ def check_mapping(client, schema: Schema) -> list[str]:
 
 
 def init(client, schema: Schema) -> dict[str, Any]:
-    """Templates, first index and alias; idempotent. An existing index with another schema is an
-    error before anything is written. Returns what was created."""
+    """Templates, first index and alias, and the change log index; idempotent. An existing index
+    with another schema is an error before anything is written. Returns what was created."""
     from elasticsearch import BadRequestError
 
     existing = backing_indices(client, schema.alias)
@@ -182,13 +189,16 @@ def init(client, schema: Schema) -> dict[str, Any]:
             if exc.error != "resource_already_exists_exception":
                 raise
         check_mapping(client, schema)  # a concurrent init may have won with other settings
-    return {"alias": schema.alias, "index_created": created, "indices": sorted(existing) or [schema.first_index]}
+    changes_created = create_log_index(client, schema.changes_index, replicas=schema.replicas)
+    return {"alias": schema.alias, "index_created": created, "indices": sorted(existing) or [schema.first_index],
+            "changes_index": schema.changes_index, "changes_created": changes_created}
 
 
 def drop(client, schema: Schema) -> None:
-    """Delete the backing indices and templates (tests and ``es`` tooling only)."""
+    """Delete the backing indices, the change log index and the templates (tests and ``es`` tooling only)."""
     for index in backing_indices(client, schema.alias):
         client.indices.delete(index=index, ignore_unavailable=True)
+    client.indices.delete(index=schema.changes_index, ignore_unavailable=True)
     if client.indices.exists_index_template(name=schema.template_name):
         client.indices.delete_index_template(name=schema.template_name)
     for name in schema.components:

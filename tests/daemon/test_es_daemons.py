@@ -76,10 +76,17 @@ def test_corrections_and_the_queue_with_an_elasticsearch_store(daemons, tmp_path
 
 
 def _drop_indices(server, index: str) -> None:
-    """Remove the test's indices (articles, change log, lease), whatever the test left."""
+    """Remove what the test made (articles, change log, templates, lease), by name: a real cluster
+    refuses wildcard deletes (``action.destructive_requires_name`` is true by default since 8.0)."""
+    from indexer.daemon.lease import lease_index_name
+    from indexer.settings import EsSettings
+    from indexer.store.es_schema import build_schema, drop
+
     client = server.client()
     try:
-        client.indices.delete(index=f"{index}*", ignore_unavailable=True)
+        drop(client, build_schema(EsSettings(index=index), vector_dims=None, embedding_model="none",
+                                  fingerprint_layout="f", bands=4))
+        client.indices.delete(index=lease_index_name(index), ignore_unavailable=True)
     except Exception:  # noqa: BLE001 - cleanup only
         pass
     finally:

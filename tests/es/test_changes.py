@@ -26,19 +26,14 @@ MERGE_B_INTO_A = ClusterChange("merge", into="a", source="b", article_id="x", re
 
 @pytest.fixture
 def log_store(es_store):
-    """``es_store`` whose change-log indices are deleted afterwards too. Automatic refresh is
-    off, so only the store's own refreshes make writes searchable (the gap is real)."""
-    made = []
+    """``es_store`` with automatic refresh off, so only the store's own refreshes make writes
+    searchable (the gap is real). Its cleanup (``es_schema.drop``) deletes the change log too."""
 
     def make(**kwargs):
         kwargs.setdefault("refresh_interval", "-1")
-        store = es_store(**kwargs)
-        made.append(store)
-        return store
+        return es_store(**kwargs)
 
-    yield make
-    for store in made:
-        store._changes.drop()
+    return make
 
 
 def _two_clusters() -> list:

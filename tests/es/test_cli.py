@@ -109,3 +109,37 @@ def test_es_init_makes_the_index_the_daemon_would_make(cli_env, server, monkeypa
     finally:
         drop(store.client, store.schema)
         store.close()
+
+
+def test_es_init_makes_the_change_log_index_and_check_requires_it(cli_env, server):
+    """Without ``es.auto_create`` a store refuses merges and splits when ``<index>_changes`` is
+    missing, so ``es init`` makes it (strict mapping of its own, the replica rule of the article
+    indices, no member of the alias) and ``es check`` fails without it."""
+    from indexer.store.es_changes import CHANGES_MAPPING, changes_index
+
+    runner = CliRunner()
+    first = runner.invoke(es, ["init"])
+    assert first.exit_code == 0, first.output
+    log_index = changes_index(cli_env)
+    assert f"change log {log_index} (created)" in first.output
+    client = make_client([server.url], EsSettings(index=cli_env, **server.auth))
+    try:
+        [(name, body)] = client.indices.get_mapping(index=log_index).items()
+        assert name == log_index
+        assert body["mappings"]["dynamic"] == "strict"
+        assert body["mappings"]["properties"].keys() == CHANGES_MAPPING["properties"].keys()
+        [(_, settings)] = client.indices.get_settings(index=log_index).items()
+        assert settings["settings"]["index"]["auto_expand_replicas"] == "0-0"  # NEWSDEDUP_ES_REPLICAS=0
+        assert log_index not in client.indices.get_alias(name=cli_env)
+        assert "already there" in runner.invoke(es, ["init"]).output.split("change log")[1]
+        checked = runner.invoke(es, ["check"])
+        assert checked.exit_code == 0 and f"ok   cluster change log {log_index}" in checked.output, checked.output
+
+        client.indices.delete(index=log_index)
+        missing = runner.invoke(es, ["check"])
+        assert missing.exit_code == 1 and log_index in missing.output and "es init" in missing.output
+        again = runner.invoke(es, ["init"])
+        assert again.exit_code == 0 and f"change log {log_index} (created)" in again.output
+        assert client.indices.exists(index=log_index)
+    finally:
+        client.close()

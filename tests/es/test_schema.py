@@ -71,3 +71,22 @@ def test_init_is_idempotent(es_store):
 def test_missing_alias_without_auto_create_is_a_clear_error(server, es_store):
     with pytest.raises(StoreError, match="es init"):
         es_store(auto_create=False)
+
+
+def test_drop_deletes_the_change_log_index_too(es_store, server):
+    """``drop`` (the tests' cleanup and ``es`` tooling) leaves nothing of the store on the cluster:
+    backing indices, templates and ``<index>_changes``."""
+    from indexer.store.es_changes import changes_index
+
+    from .server import drop_store
+
+    store = es_store()
+    log_index = changes_index(store.alias)
+    assert store.client.indices.exists(index=log_index)  # made when the store opened (auto_create)
+    drop_store(store)
+    client = store.client
+    assert not client.indices.exists(index=log_index)
+    assert not client.indices.exists(index=f"{store.alias}-000001")
+    assert not client.indices.exists_alias(name=store.alias)
+    assert not client.indices.exists_index_template(name=store.schema.template_name)
+    drop_store(store)  # dropping what is gone is no error
