@@ -34,7 +34,7 @@ from starlette.concurrency import run_in_threadpool
 from ..article import article_from_record
 from ..errors import InvalidArticle, StoreError
 from ..settings import DaemonSettings, Settings
-from ..store.base import ClusterChange
+from ..store.base import ClusterChange, oldest_other_member
 from .http_limits import ByteBudget
 from ..labels import MERGE_REASON, labels_from_changes, person_name, split_reason
 from .metrics import CONTENT_TYPE_LATEST, DaemonMetrics
@@ -568,13 +568,14 @@ def apply_split(ctx: ServiceContext, cluster_id: str, article_id: str, into: str
                 raise ApiError(404, "no such cluster", cluster_id=into)
             if into == cluster_id:
                 raise ApiError(409, f"article {article_id} is already in cluster {into}")
-        others = sorted((m for m in store.cluster_members(cluster_id) if m.id != article_id),
-                        key=lambda m: (m.publish_time is None, m.publish_time.timestamp() if m.publish_time else 0.0, m.id))
-        if not others:
+        members = store.cluster_members(cluster_id)
+        oldest_other = oldest_other_member(((m.id, m.publish_time) for m in members), article_id)
+        if oldest_other is None:
             raise ApiError(409, f"article {article_id} is alone in its cluster already")
-        # the article it is not the same story as: what it joined, else (the canonical leaves) the oldest other
-        partner = art.dup_of if art.dup_of and any(m.id == art.dup_of for m in others) else (
-            cluster_id if article_id != cluster_id else others[0].id)
+        # the article it is not the same story as: what it joined, else (the canonical leaves) the
+        # oldest other, the member the store makes canonical of the rest
+        partner = art.dup_of if art.dup_of and art.dup_of != article_id and any(m.id == art.dup_of for m in members) else (
+            cluster_id if article_id != cluster_id else oldest_other)
         change = ClusterChange("split", into or article_id, cluster_id, article_id, split_reason(partner), by, _now())
         try:
             store.split_article(change)

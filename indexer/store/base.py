@@ -17,7 +17,8 @@ Clusters change after the fact in two ways, both recorded in the store's change 
              canonical article's id; the merged cluster's canonical becomes an ordinary member.
 * ``split``  one article leaves its cluster, alone or into another named cluster ("not the same
              story"). When it was the canonical article, the oldest remaining member becomes the
-             canonical of the rest, and the rest take that member's id as their cluster id.
+             canonical of the rest, and the rest take that member's id as their cluster id
+             (``oldest_other_member``: one rule for every store and the API).
 
 Merges passed to ``write`` are applied in the same unit as the articles (one transaction in the
 embedded store; recorded first and re-applied on open in Elasticsearch), so a crash never keeps
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterator, Protocol, Sequence, runtime_checkable
+from typing import Iterable, Iterator, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
@@ -156,6 +157,21 @@ def moved_article(change: ClusterChange) -> str:
     if change.article_id is None:
         raise ValueError("a split names the article to move")
     return change.article_id
+
+
+def age_order(article_id: str, publish_time: datetime | None) -> tuple[bool, float, str]:
+    """Sort key, oldest first: publish time, then article id; articles without a publish time
+    after every dated one. Ties go by id, not by write order, so the stores and the API (which
+    reads members in no particular order) pick the same article."""
+    return (publish_time is None, publish_time.timestamp() if publish_time else 0.0, article_id)
+
+
+def oldest_other_member(members: Iterable[tuple[str, datetime | None]], leaving: str) -> str | None:
+    """Of ``members`` (``(id, publish_time)`` pairs), the oldest other than ``leaving`` by
+    ``age_order``: the article that leads a cluster once its canonical ``leaving`` is split out;
+    None when there is no other member."""
+    others = [m for m in members if m[0] != leaving]
+    return min(others, key=lambda m: age_order(*m))[0] if others else None
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ import numpy as np
 
 from ..errors import BulkWriteError, StoreError, StoreSchemaError, StoreUnavailable
 from ..features.simhash import from_signed, to_signed
-from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, moved_article
+from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, moved_article, oldest_other_member
 from .es_bulk import bulk_create, bulk_update, dead_letter, is_retryable
 from .es_changes import APPLIED, APPLYING, PENDING, SKIPPED, ChangeLog, LoggedChange
 from .es_config import check_version, client_from_settings, translate
@@ -612,7 +612,7 @@ class ElasticsearchStore:
 
     def _resolve_split(self, change: ClusterChange) -> dict[str, str | None]:
         """The article's cluster, the cluster it goes to and, when it is the canonical article, the
-        oldest other member (publish time, then write order) that leads the rest."""
+        oldest other member (``oldest_other_member``) that leads the rest."""
         aid = change.article_id
         if self.multi_index:
             self._refresh_for_changes()
@@ -628,13 +628,13 @@ class ElasticsearchStore:
             raise KeyError(change.into)
         new_canonical = None
         if source == aid:
+            # every member is read (a split is a person's rare act), so the rule is applied here
+            # as in every store, not re-spelt as a search sort (dates there are cut to milliseconds)
             self._refresh_for_changes()
-            hits = self._search(
-                "electing a canonical article",
-                query={"bool": {"filter": [{"term": {"cluster_id": aid}}], "must_not": [{"ids": {"values": [aid]}}]}},
-                sort=[{"publish_time": {"order": "asc", "missing": "_last"}}, *SEQ_SORT], size=1, source=["id"],
-            )["hits"]["hits"]
-            new_canonical = hits[0]["_id"] if hits else None
+            hits = self._scan_hits({"term": {"cluster_id": aid}}, "electing a canonical article",
+                                   source=["id", "publish_time"])
+            new_canonical = oldest_other_member(
+                ((h["_id"], _when(h["_source"].get("publish_time"))) for h in hits), aid)
         return {"into": into, "source": source, "new_canonical": new_canonical}
 
     def _move_article(self, aid: str, into: str, source: str, new_canonical: str | None) -> None:

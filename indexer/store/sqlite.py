@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import StoreError, StoreSchemaError
 from ..features.simhash import from_signed, to_signed
-from .base import INDEXER, MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, moved_article
+from .base import INDEXER, MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, moved_article, oldest_other_member
 from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, WindowSearch, stack
 
 log = logging.getLogger(__name__)
@@ -550,12 +550,10 @@ class SqliteStore:
                     raise KeyError(change.into)
                 new_canonical = None
                 if source == aid:  # the canonical leaves: the oldest other member leads the rest
-                    row = self._db.execute(
-                        "SELECT id FROM articles WHERE cluster_id = ? AND id != ? "
-                        "ORDER BY publish_ts IS NULL, publish_ts, rid LIMIT 1", (aid, aid),
-                    ).fetchone()
-                    if row is not None:
-                        new_canonical = row[0]
+                    rows = self._db.execute("SELECT id, publish_ts FROM articles WHERE cluster_id = ?", (aid,))
+                    new_canonical = oldest_other_member(
+                        ((member, datetime.fromtimestamp(ts, tz=timezone.utc) if ts is not None else None) for member, ts in rows), aid)
+                    if new_canonical is not None:
                         self._db.execute("UPDATE articles SET cluster_id = ? WHERE cluster_id = ? AND id != ?", (new_canonical, aid, aid))
                         self._db.execute(
                             "UPDATE articles SET is_canonical = 1, dup_of = NULL, dup_reason = NULL, score = NULL WHERE id = ?",

@@ -225,6 +225,31 @@ def test_splitting_a_canonical_out_makes_the_oldest_other_member_canonical(store
         store.split_article(ClusterChange("split", into="nope", source="nope", article_id="nope"))
 
 
+def test_the_oldest_other_member_ties_by_id_and_undated_members_come_last(store_factory):
+    """One rule (``oldest_other_member``) in every store: publish time, then id, not write order."""
+    store = store_factory()
+    store.write([
+        art("t", when=T0),
+        art("t9", cluster="t", dup_of="t", reason="near", when=T0 + timedelta(hours=2)),
+        art("t5", cluster="t", dup_of="t", reason="near", when=T0 + timedelta(hours=2)),
+        art("t0", cluster="t", dup_of="t", reason="near", when=None),
+    ])
+    assert store.split_article(ClusterChange("split", into="t", source="t", article_id="t", by="tester")) == "t5"
+    assert {a: c for a, (c, _) in _clusters(store).items()} == {"t": "t", "t5": "t5", "t9": "t5", "t0": "t5"}
+    assert store.split_article(ClusterChange("split", into="t5", source="t5", article_id="t5", by="tester")) == "t9"
+    assert _clusters(store)["t0"] == ("t9", False)
+
+
+def test_oldest_other_member_rule():
+    from indexer.store.base import oldest_other_member
+
+    later = T0 + timedelta(minutes=1)
+    assert oldest_other_member([("b", later), ("a", later), ("c", T0)], "c") == "a"
+    assert oldest_other_member([("z", T0), ("a", None)], "y") == "z"
+    assert oldest_other_member([("a", None), ("b", None)], "x") == "a"
+    assert oldest_other_member([("only", T0)], "only") is None
+
+
 def test_the_change_log_tells_corrections_from_the_indexers_merges(store_factory):
     store = store_factory()
     _two_clusters(store)
