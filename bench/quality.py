@@ -49,12 +49,20 @@ def _settings(sets, store):
 
 
 def _ingest(records, sets, inspect=None):
-    """Ingest into a fresh temporary store; ``inspect(indexer, outcomes)`` runs before it closes."""
+    """Ingest into a fresh temporary store; ``inspect(indexer, outcomes)`` runs before it closes.
+
+    Each outcome's cluster is the one its article is in once every record is ingested: an outcome
+    names the cluster its article joined then, and a later article may merge that cluster into
+    another (order independence), which only the store's final state shows."""
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         with Indexer.open(_settings(sets, tmp)) as ix:
             outcomes = ix.index_many(records)
             elapsed = time.perf_counter() - started
+            final = {a.id: a.cluster_id for a in ix.store.iter_articles()}
+            for o in outcomes:
+                if o.article_id in final:
+                    o.cluster_id = final[o.article_id]
             if inspect is not None:
                 inspect(ix, outcomes)
     return outcomes, elapsed
