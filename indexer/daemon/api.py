@@ -23,7 +23,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -34,7 +34,7 @@ from starlette.concurrency import run_in_threadpool
 from ..article import article_from_record
 from ..errors import InvalidArticle, StoreError
 from ..settings import DaemonSettings, Settings
-from ..store.base import ClusterChange, oldest_other_member
+from ..store.base import ClusterChange, StoredArticle, oldest_other_member
 from .http_limits import ByteBudget
 from ..labels import MERGE_REASON, labels_from_changes, person_name, split_reason
 from .metrics import CONTENT_TYPE_LATEST, DaemonMetrics
@@ -76,16 +76,38 @@ class ServiceContext:
         self._explainer: "Indexer | None" = None
         self._explain_lock = threading.Lock()
 
-    def explain(self, article_id: str, limit: int = 5) -> dict:
-        """``Indexer.explain`` for the routes: on an indexer of their own over the same store
-        (its cache of text sides is not shared with the worker's), one explanation at a time."""
+    def _explaining(self) -> "Indexer":
+        """The routes' own indexer over the worker's store (its cache of text sides is not shared
+        with the worker's); the caller holds ``_explain_lock``."""
         from ..pipeline import Indexer
 
         ix = self.indexer()
+        if self._explainer is None or self._explainer.store is not ix.store:
+            self._explainer = Indexer(ix.settings, ix.store, ix.featurizer)
+        return self._explainer
+
+    def explain(self, article_id: str, limit: int = 5) -> dict:
+        """``Indexer.explain`` for the routes, one explanation at a time."""
         with self._explain_lock:
-            if self._explainer is None or self._explainer.store is not ix.store:
-                self._explainer = Indexer(ix.settings, ix.store, ix.featurizer)
-            return self._explainer.explain(article_id, limit)
+            return self._explaining().explain(article_id, limit)
+
+    def pair_evidence(self, pairs: Sequence[tuple[StoredArticle, StoredArticle]]) -> list[dict]:
+        """The rules' verdict and evidence on each pair of stored articles, as ``explain`` gives
+        them for an article against its match, without the candidate search and the change-log
+        read that ``explain`` makes around them (a cluster page shows one pair per member)."""
+        from ..compare.evidence import compare_sides
+        from ..compare.rules import judge
+
+        with self._explain_lock:
+            ix = self._explaining()
+            rows = []
+            for a, b in pairs:
+                # the indexer's sides of stored articles (from their stored features, cached)
+                ev = compare_sides(ix._side_for(a), ix._side_for(b), ix.settings)
+                verdict = judge(ev, ix.settings.decision, ix.settings.simhash)
+                rows.append({"id": b.id, "verdict": verdict.reason.value if verdict else None,
+                             "score": verdict.score if verdict else None, "evidence": ev.__dict__})
+            return rows
 
     def retry_after(self) -> dict[str, str]:
         return {"Retry-After": str(self.d.retry_after_seconds)}

@@ -146,6 +146,19 @@ def duplicate_rate_per_source(clusters: Iterable[ClusterSummary]) -> list[tuple[
     return sorted(((s, dups[s], n) for s, n in total.items()), key=lambda x: (-x[1] / x[2], -x[2], x[0]))
 
 
+@dataclass(frozen=True)
+class Listing:
+    """The clusters of one version of the store, with the sources and reasons the filters offer."""
+
+    clusters: list[ClusterSummary]
+    sources: list[str]
+    reasons: list[str]
+
+    @classmethod
+    def of(cls, clusters: list[ClusterSummary]) -> "Listing":
+        return cls(clusters, sorted({s for c in clusters for s in c.sources}), sorted({r for c in clusters for r in c.reasons}))
+
+
 class ClusterIndex:
     """Light rows of one store, read again when the store changed."""
 
@@ -153,22 +166,18 @@ class ClusterIndex:
         self._store, self._tz = store, tz
         self._lock = threading.Lock()
         self._version: tuple | None = None
-        self._clusters: list[ClusterSummary] = []
+        self._listing = Listing([], [], [])
 
     def _store_version(self) -> tuple:
         stats = self._store.stats()
         return stats.articles, stats.clusters, len(self._store.cluster_changes())
 
-    def clusters(self) -> list[ClusterSummary]:
+    def listing(self) -> Listing:
+        """The current listing. Each call checks the store's version (its stats and its change
+        log, read whole), so a page asks once and reads clusters, sources and reasons from it."""
         version = self._store_version()
         with self._lock:
             if version != self._version:
-                self._clusters = summarise(Row.of(a, self._tz) for a in self._store.iter_articles())
+                self._listing = Listing.of(summarise(Row.of(a, self._tz) for a in self._store.iter_articles()))
                 self._version = version
-            return self._clusters
-
-    def sources(self) -> list[str]:
-        return sorted({s for c in self.clusters() for s in c.sources})
-
-    def reasons(self) -> list[str]:
-        return sorted({r for c in self.clusters() for r in c.reasons})
+            return self._listing

@@ -12,7 +12,7 @@ import hmac
 import logging
 from datetime import date, datetime, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import parse_qs, quote, urlsplit
 
 from fastapi import FastAPI, Request
@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ..daemon.api import ApiError, ServiceContext, apply_merge, apply_split
 from ..errors import StoreError
+from ..store.base import StoredArticle
 from . import charts
 from .cluster_index import SORTS, ClusterFilter, ClusterIndex, duplicate_rate_per_source, duplicates_per_day, page_of
 from ..labels import person_name
@@ -210,8 +211,8 @@ def add_pages(app: FastAPI, view: WebView) -> None:
             page_no = 1
 
         def load():
-            index = view.index()
-            return page_of(index.clusters(), flt, sort, page_no, PER_PAGE), index.sources(), index.reasons()
+            listing = view.index().listing()  # one look at the store's version (its change log) per request
+            return page_of(listing.clusters, flt, sort, page_no, PER_PAGE), listing.sources, listing.reasons
 
         page, sources, reasons = await run_in_threadpool(load)
         query = {k: v for k, v in (("q", flt.query), ("source", flt.source), ("reason", flt.reason),
@@ -257,7 +258,7 @@ def add_pages(app: FastAPI, view: WebView) -> None:
     @html_errors
     async def overview(request: Request) -> Response:
         def load():
-            all_clusters = view.index().clusters()
+            all_clusters = view.index().listing().clusters
             per_day = charts.stacked_days(duplicates_per_day(all_clusters))
             rates = duplicate_rate_per_source(all_clusters)[:20]
             per_source = charts.horizontal([(s, d / n, f"{d}/{n} ({d / n:.0%})") for s, d, n in rates], colour=charts.PALETTE[2])
@@ -309,23 +310,32 @@ def _cluster_view(ctx: ServiceContext, cluster_id: str) -> dict:
         raise ApiError(404, f"no such cluster: {cluster_id}")
     members.sort(key=lambda m: (m.publish_time is None, m.publish_time.timestamp() if m.publish_time else 0.0, m.id))
     canonical = next((m for m in members if m.id == cluster_id), members[0])
-    evidence: dict[str, dict] = {}
-    for m in members[:MAX_EXPLAINED]:
-        if m.id == cluster_id:
-            continue
-        try:
-            rows = ctx.explain(m.id, limit=3)["comparisons"]
-        except KeyError:
-            continue
-        mine = [r for r in rows if r["role"] == "dup_of"] or [r for r in rows if r["role"] == "canonical"]
-        if mine:
-            evidence[m.id] = mine[0]
+    explained = [m for m in members[:MAX_EXPLAINED] if m.id != cluster_id]
+    pairs = matched_pairs(explained, cluster_id, members, ix.store.get_many)
+    evidence = {m.id: row for (m, _), row in zip(pairs, ctx.pair_evidence(pairs))}
     times = [m.publish_time for m in members if m.publish_time]
     timeline = _timeline(members, min(times), max(times), ctx.settings.default_tz) if times else []
     changes = [c.record() for c in ix.store.cluster_changes(cluster_id)]
     return dict(cluster_id=cluster_id, canonical=canonical, members=members, evidence=evidence, timeline=timeline,
                 changes=changes, first=min(times) if times else None, last=max(times) if times else None,
                 explained_all=len(members) <= MAX_EXPLAINED)
+
+
+def matched_pairs(explained: list[StoredArticle], cluster_id: str, members: list[StoredArticle],
+                  get_many: Callable[[list[str]], dict[str, StoredArticle]]) -> list[tuple[StoredArticle, StoredArticle]]:
+    """Each explained member with the article whose evidence its row shows, as ``explain`` picks
+    it: the article it was matched to (``dup_of``) when that is stored, else the cluster's
+    canonical. Articles outside the cluster are read in one call."""
+    known = {m.id: m for m in members}
+    missing = {x for m in explained for x in (m.dup_of, cluster_id) if x and x not in known}
+    if missing:
+        known.update(get_many(sorted(missing)))
+    pairs = []
+    for m in explained:
+        partner = next((known[x] for x in (m.dup_of, cluster_id) if x and x != m.id and x in known), None)
+        if partner is not None:
+            pairs.append((m, partner))
+    return pairs
 
 
 def _timeline(members, first: datetime, last: datetime, tz: tzinfo, width: int = 720) -> list[dict]:
