@@ -47,7 +47,9 @@ F32_ALLOWANCE = 2 * 2.0**-24
 # A loaded day that this many batch searches in a row did not reach is dropped (read again from
 # the store if a later search reaches it).
 IDLE_SEARCHES = 64
-QUANTISE_CHUNK = 4096  # rows quantised at once: bounds the float64 temporaries for a big bucket
+QUANTISE_CHUNK = 4096
+# Every this-many-th row of a day is sampled to bound the k-th best score from below (search_many).
+SAMPLE_STRIDE = 8  # rows quantised at once: bounds the float64 temporaries for a big bucket
 
 # One helper thread scans days alongside the caller (the int8 kernel releases the GIL). Not simsimd's
 # own OpenMP threads: their spin-waiting after each call collides with the thread pools of OpenBLAS
@@ -264,23 +266,13 @@ class DayVectors:
         scanned += [] if helper.cancel() else helper.result()
 
         # k rows score at least the k-th best lower bound, so a row whose upper bound falls below it
-        # cannot be in the top k. A query's k-th best over all its days is the k-th best of the k
-        # best of each day (one bound per query and day: the day's best approximate scores).
+        # cannot be in the top k. Selecting that k-th best among all of a query's rows costs more
+        # than the scan itself, so it is selected among fewer: the k-th best of a sample of the
+        # rows (every SAMPLE_STRIDE-th) is no higher, so the rows at or above it hold the k best.
         ks = np.array([s.k for s in searches])
-        kmax = max(int(ks.max()), 1)
-        day_bests: list[list[np.ndarray]] = [[] for _ in searches]
-        for bucket, asked, approx, bound in scanned:
-            best = approx if approx.shape[1] <= kmax else \
-                np.partition(approx, approx.shape[1] - kmax, axis=1)[:, approx.shape[1] - kmax:]
-            for qi, row, b in zip(asked, best, bound):
-                day_bests[qi].append(row - b)
-        threshold = np.full(len(searches), -np.inf)
-        for qi, rows in enumerate(day_bests):
-            lower = np.concatenate(rows) if rows else np.zeros(0)
-            lower = lower[lower > -np.inf]
-            k = int(ks[qi])
-            if 0 < k <= len(lower):
-                threshold[qi] = np.partition(lower, len(lower) - k)[len(lower) - k]
+        lowers = [(approx - bound[:, None], asked) for _, asked, approx, bound in scanned]
+        floor = _kth_best([(lower[:, ::SAMPLE_STRIDE], asked) for lower, asked in lowers], ks)
+        threshold = _kth_best(lowers, ks, floor)
 
         # Rescored in float32 a query and a day at a time, as a search of one query does. Rows at
         # −inf (below the floor, outside the window) never pass, whatever the threshold.
@@ -301,6 +293,34 @@ class DayVectors:
             best = np.lexsort((found, -score))[: search.k]
             out.append([(int(found[i]), float(score[i])) for i in best])
         return out
+
+
+def _kth_best(parts: Sequence[tuple[np.ndarray, np.ndarray]], ks: np.ndarray,
+              at_least: np.ndarray | None = None) -> np.ndarray:
+    """For each query, the ks[q]-th largest finite value of its rows over all ``parts`` (each a
+    matrix with one row per query it ``asked``), or −inf where it has fewer; only values at or
+    above ``at_least[q]`` are looked at (the k largest must all be among them)."""
+    values: list[list[np.ndarray]] = [[] for _ in ks]
+    if at_least is not None:  # no bound (−inf) still leaves out the rows at −inf
+        at_least = np.maximum(at_least, np.finfo(np.float64).min)
+    for matrix, asked in parts:
+        keep = matrix > -np.inf if at_least is None else matrix >= at_least[asked][:, None]
+        rows, cols = np.nonzero(keep)
+        found = matrix[rows, cols]
+        cuts = np.searchsorted(rows, np.arange(1, len(asked)))
+        for qi, part in zip(asked, np.split(found, cuts)):
+            if len(part):
+                values[qi].append(part)
+    out = np.full(len(ks), -np.inf)
+    for qi, parts_of_q in enumerate(values):
+        if not parts_of_q:
+            continue
+        found = np.concatenate(parts_of_q)
+        found = found[found > -np.inf]
+        k = int(ks[qi])
+        if 0 < k <= len(found):
+            out[qi] = np.partition(found, len(found) - k)[len(found) - k]
+    return out
 
 
 def stack(rows: Sequence[tuple[int, float | None, bytes]], dims: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
