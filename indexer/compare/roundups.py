@@ -8,8 +8,8 @@ merged with one of its stories it would pull that story's cluster and the briefi
 
 An article is a roundup when both of these hold, each alone being too common:
 
-* its headline calls it one (早报, 要闻, 新闻早知道, 汇总, 一览, 3条新闻): single stories carry such
-  words too, as a column tag (早报｜北京今日降温);
+* its headline calls it one (早报, 要闻, 新闻早知道, 新闻汇总, 资讯一览, 3条新闻): single stories carry
+  such words too, as a column tag (早报｜北京今日降温);
 * its body lists at least ``MIN_ITEMS`` items numbered in sequence at the start of their lines
   (1. / 1、/ 一、/ ① / 【1】 / (1)): a policy or a how-to numbers its points too.
 
@@ -36,9 +36,12 @@ _ITEM_NUMBER = re.compile(
 )
 # Headline words that name a gathering of news. Morning/evening papers only as a word of their
 # own (早报｜...), not as the tail of an outlet's name (齐鲁晚报, 扬子晚报).
+# Gathering words (汇总, 一览) only after a word for news: 常见问题汇总 and 政策一览 gather the
+# points of one piece.
 _ROUNDUP_HEADLINE = re.compile(
     r"(?<![\u4e00-\u9fff])(?:早报|晚报|午报|晨报|夜报)"
-    r"|早知道|要闻|新闻早餐|早班车|新闻联播|速览|汇总|合集|一览|简讯|集锦|摘编"
+    r"|早知道|要闻|新闻早餐|早班车|新闻联播|简讯|摘编"
+    r"|(?:新闻|消息|资讯|热点|头条|快讯)(?:汇总|合集|一览|集锦|速览|精选|摘要)"
     r"|(?:\d+|[一二三四五六七八九十]+)\s*[条则](?:要闻|新闻|消息|资讯|快讯|热点)"
 )
 

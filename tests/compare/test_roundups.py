@@ -35,6 +35,7 @@ CPI_TEASER = rec("cpi-teaser", "10月CPI同比上涨2.1%", lead(CPI) + "\n阅读
     ("早报｜10月CPI同比上涨2.1%等3条要闻", BRIEFING_BODY),
     ("新闻早知道：3月14日", "1、泸定发生地震\n2、南京购物中心火灾\n3、统计局发布物价数据"),
     ("今日要闻速览", "①泸定发生地震\n②南京购物中心火灾\n③统计局发布物价数据\n④股市收涨"),
+    ("本周新闻汇总", "【1】泸定发生地震\n【2】南京购物中心火灾\n【3】统计局发布物价数据"),
     ("每日5条新闻", "一、泸定发生地震\n二、南京购物中心火灾\n三、统计局发布物价数据"),
 ])
 def test_briefings_are_roundups(title, body):
@@ -46,6 +47,9 @@ def test_briefings_are_roundups(title, body):
     ("早报｜泸定发生5.1级地震", QUAKE),
     # a policy numbers its points, under a headline that gathers nothing
     ("国务院发布10条措施稳定物价", "一、加强保供\n二、打击囤积\n三、完善储备\n四、强化监测"),
+    # a compilation of one piece's points (a FAQ, a policy) gathers no stories
+    ("2018省考，考试报名常见问题汇总", "1. 报名时间\n2. 报考条件\n3. 缴费方式\n4. 准考证打印"),
+    ("新规一览：这些政策下月起施行", "一、个税调整\n二、社保变化\n三、医保报销"),
     # an outlet's name is not a roundup word
     ("扬子晚报：南京一购物中心突发大火", "1. 起火经过\n2. 伤亡情况\n3. 起火原因"),
     # items out of sequence, and figures at the start of lines
