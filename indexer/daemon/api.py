@@ -543,6 +543,7 @@ def _enqueue(body: bytes, ctx: ServiceContext) -> dict:
         raise ApiError(413, f"{len(items)} articles exceed {ctx.d.max_items_per_request} per request")
     results: list[dict] = []
     valid: list[tuple[str, dict]] = []
+    articles = []  # handed to the worker with the queued records: it need not parse them again
     tz = ctx.settings.default_tz
     for i, record in enumerate(items):
         if i in parse_errors:
@@ -554,10 +555,11 @@ def _enqueue(body: bytes, ctx: ServiceContext) -> dict:
             results.append({"index": i, "decision": "rejected", "error": exc.reason})
             continue
         valid.append((article.id, record))
+        articles.append(article)
         results.append({"index": i, "id": article.id, "status": "accepted", "decision": "accepted"})
     rejected = len(items) - len(valid)
     try:
-        dm.queue.put_many(valid, origin="http")
+        dm.queue.put_many(valid, origin="http", parsed=articles)
     except QueueFull as exc:
         raise ApiError(429, f"queue full: {exc}", ctx.retry_after()) from None
     ctx.metrics.accepted.labels("http").inc(len(valid))

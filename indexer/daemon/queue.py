@@ -7,6 +7,11 @@
   unacknowledged row is simply taken again; the indexer is idempotent by article id, so an article
   written just before the crash comes back ALREADY_INDEXED and is indexed exactly once.
 * The queue is bounded: ``put_many`` raises ``QueueFull`` rather than grow past ``max_items``.
+* What a producer parsed a record into (the API's validated ``Article``) may come with it
+  (``put_many(parsed=...)``): kept in memory only, within ``PARSED_BUDGET_BYTES``, and handed to
+  the consumer of this process in place of the record, so the worker does not decode and
+  validate it a second time. After a restart, past the budget, and for items another process
+  queued (dead letters requeued), the consumer gets the stored record and parses it itself.
 * Items that fail for reasons other than the store (a bug, a model error) move to ``dead`` after
   being retried one by one, so one poison article cannot block the queue. ``requeue`` moves them
   back (``newsdedup dead-letters requeue``), also while a daemon runs on the queue.
@@ -28,6 +33,9 @@ from typing import Any, Sequence
 log = logging.getLogger(__name__)
 
 QUEUE_FILE = "queue.sqlite3"
+# Records (as queued JSON) whose parsed form waits in memory for the worker: about what the API
+# holds in bodies at once (daemon.max_inflight_body_bytes' default), so a deep queue costs no more.
+PARSED_BUDGET_BYTES = 64 * 1024 * 1024
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS items (
@@ -70,7 +78,7 @@ class DeadLetter:
 class QueueItem:
     seq: int
     article_id: str
-    record: dict[str, Any]
+    record: Any  # the queued record (decoded JSON), or what this process's producer parsed it into
     origin: str
     enqueued_at: float
 
@@ -78,7 +86,8 @@ class QueueItem:
 class DurableQueue:
     """Thread-safe; one consumer (the worker), any number of producers."""
 
-    def __init__(self, directory: str | os.PathLike, max_items: int, owner: str | None = None):
+    def __init__(self, directory: str | os.PathLike, max_items: int, owner: str | None = None,
+                 parsed_budget_bytes: int = PARSED_BUDGET_BYTES):
         """``owner``: the store this queue feeds (``queue_home.store_identity``); recorded on
         first use, and a queue recorded for another store is refused (QueueOfAnotherStore)."""
         self.directory = Path(directory)
@@ -95,6 +104,9 @@ class DurableQueue:
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._in_hand: set[int] = set()
+        self._parsed: dict[int, tuple[Any, int]] = {}  # seq -> (parsed record, its queued JSON size)
+        self._parsed_bytes = 0
+        self._parsed_budget = parsed_budget_bytes
         self._depth = self._db.execute("SELECT COUNT(*) FROM items").fetchone()[0]
         self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]
         self._closed = False
@@ -113,8 +125,13 @@ class DurableQueue:
                                       "its accepted articles must go to that store (set daemon.queue_dir to another directory)")
 
     # ---- producers -----------------------------------------------------------------------------
-    def put_many(self, items: Sequence[tuple[str, dict[str, Any]]], origin: str) -> list[int]:
-        """Persist ``(article_id, record)`` pairs atomically; all or none. Raises QueueFull."""
+    def put_many(self, items: Sequence[tuple[str, dict[str, Any]]], origin: str,
+                 parsed: Sequence[Any] | None = None) -> list[int]:
+        """Persist ``(article_id, record)`` pairs atomically; all or none. Raises QueueFull.
+        ``parsed``: each record's parsed form, handed to this process's consumer instead of the
+        record while the in-memory budget allows (the stored record stays the durable copy)."""
+        if parsed is not None and len(parsed) != len(items):
+            raise ValueError(f"{len(items)} records but {len(parsed)} parsed forms")
         if not items:
             return []
         now = time.time()
@@ -131,8 +148,25 @@ class DurableQueue:
                     seqs.append(self._db.execute(
                         "INSERT INTO items (article_id, record, origin, enqueued_at) VALUES (?, ?, ?, ?)", row).lastrowid)
             self._depth += len(rows)
+            if parsed is not None:
+                self._keep_parsed(seqs, [len(row[1]) for row in rows], parsed)
             self._cond.notify_all()
             return seqs
+
+    def _keep_parsed(self, seqs: Sequence[int], sizes: Sequence[int], parsed: Sequence[Any]) -> None:
+        """Keep parsed forms in order until the budget is spent: the consumer takes the oldest
+        items first, so the later ones are those it would reach last. Lock held."""
+        for seq, size, value in zip(seqs, sizes, parsed):
+            if self._parsed_bytes + size > self._parsed_budget:
+                return
+            self._parsed[seq] = (value, size)
+            self._parsed_bytes += size
+
+    def _forget_parsed(self, seqs: Sequence[int]) -> None:
+        for seq in seqs:
+            kept = self._parsed.pop(seq, None)
+            if kept is not None:
+                self._parsed_bytes -= kept[1]
 
     # ---- the consumer ----------------------------------------------------------------------------
     def take(self, n: int, wait: float, stop: threading.Event | None = None, fill: bool = True) -> list[QueueItem]:
@@ -164,12 +198,16 @@ class DurableQueue:
             for seq, aid, rec, origin, at in rows:
                 if seq in self._in_hand:
                     continue
-                try:
-                    record = json.loads(rec)
-                except (ValueError, RecursionError) as exc:  # queued before the edge bounded records
-                    log.error("queued article %s cannot be parsed; moved to the dead-letter table", aid)
-                    self._bury_locked(seq, f"record cannot be parsed: {type(exc).__name__}: {exc}")
-                    continue
+                kept = self._parsed.get(seq)  # kept until acknowledged: a released item keeps it too
+                if kept is not None:
+                    record = kept[0]
+                else:
+                    try:
+                        record = json.loads(rec)
+                    except (ValueError, RecursionError) as exc:  # queued before the edge bounded records
+                        log.error("queued article %s cannot be parsed; moved to the dead-letter table", aid)
+                        self._bury_locked(seq, f"record cannot be parsed: {type(exc).__name__}: {exc}")
+                        continue
                 out.append(QueueItem(seq, aid, record, origin, at))
                 self._in_hand.add(seq)
                 if len(out) >= n:
@@ -198,6 +236,7 @@ class DurableQueue:
                     deleted += self._db.execute(f"DELETE FROM items WHERE seq IN ({','.join('?' * len(chunk))})", chunk).rowcount
             self._depth -= deleted
             self._in_hand.difference_update(seqs)
+            self._forget_parsed(seqs)
             self._cond.notify_all()
 
     def release(self, seqs: Sequence[int]) -> None:
@@ -223,6 +262,7 @@ class DurableQueue:
             deleted = self._db.execute("DELETE FROM items WHERE seq = ?", (seq,)).rowcount
         self._depth -= deleted
         self._in_hand.discard(seq)
+        self._forget_parsed([seq])
         self._cond.notify_all()
 
     # ---- dead letters ----------------------------------------------------------------------------

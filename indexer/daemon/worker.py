@@ -2,7 +2,8 @@
 acknowledges only what the store holds.
 
 Batches are staged the way ``Indexer.index_stream`` stages a file: batch *n+1* is prepared
-(``Indexer.prepare``: each record parsed once, its text features and embeddings started on the
+(``Indexer.prepare``: each record parsed once, or not at all when the queue hands over the
+article the API already validated; its text features and embeddings started on the
 indexer's own stages) before batch *n* is decided and written (store round trips). Deciding and
 writing happen on this one thread only, under the writer lease, so two near-duplicates in flight
 are always decided in order, the second seeing the first.
@@ -35,6 +36,7 @@ class _Batch:
 
     @property
     def records(self) -> list:
+        """Queued records, or the articles the API parsed them into (``DurableQueue.put_many``)."""
         return [i.record for i in self.items]
 
     @property

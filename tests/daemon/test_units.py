@@ -284,6 +284,69 @@ def test_queue_buries_rows_it_cannot_parse_and_requeues_dead_letters(tmp_path):
     q.close()
 
 
+def test_queue_hands_the_producers_parsed_form_to_its_consumer_within_a_budget(tmp_path):
+    """The parsed form travels in memory beside the durable record: the consumer of this process
+    gets it (also after a release), a budget bounds what waits, and after a restart the stored
+    records come back as they were queued."""
+    items = _items("a", "b", "c")
+    size = len('{"id":"a","title":"ta"}')
+    q = DurableQueue(tmp_path, max_items=10, parsed_budget_bytes=2 * size)
+    parsed = [object(), object(), object()]
+    with pytest.raises(ValueError):
+        q.put_many(items, "http", parsed=parsed[:2])
+    assert q.depth() == 0
+    q.put_many(items, "http", parsed=parsed)
+    taken = q.take(3, wait=0, fill=False)
+    assert taken[0].record is parsed[0] and taken[1].record is parsed[1]
+    assert taken[2].record == items[2][1]  # past the budget: decoded from the queue
+    q.release([taken[1].seq])
+    assert q.take(1, wait=0, fill=False)[0].record is parsed[1]
+    q.ack([taken[0].seq, taken[1].seq])
+    d = object()
+    q.put_many(_items("d"), "http", parsed=[d])  # acknowledged items freed their share of the budget
+    assert q.take(1, wait=0, fill=False)[0].record is d
+    q.close()
+    again = DurableQueue(tmp_path, max_items=10)
+    assert [(i.article_id, i.record) for i in again.take(5, wait=0, fill=False)] == [("c", items[2][1]), *_items("d")]
+    again.close()
+
+
+def test_articles_the_api_validated_are_not_parsed_again_by_the_worker(make_indexer, tmp_path, monkeypatch):
+    """POSTed records are validated at the API (an invalid one is refused there, 422) and the
+    worker indexes the very articles the API made: no second decode and validation."""
+    import json
+    from types import SimpleNamespace
+
+    from indexer import pipeline
+    from indexer.daemon.api import _enqueue
+    from indexer.daemon.lease import NoopLease
+    from indexer.daemon.worker import Worker
+
+    parsed_by_worker: list = []
+    real_parse = pipeline.article_from_record
+    monkeypatch.setattr(pipeline, "article_from_record",
+                        lambda r, *a: (parsed_by_worker.append(r.get("id")), real_parse(r, *a))[1])
+    ix = make_indexer(embedder=None)
+    q = DurableQueue(tmp_path / "q", max_items=100)
+    ctx = SimpleNamespace(daemon=SimpleNamespace(queue=q), d=DaemonSettings(), settings=ix.settings, metrics=_metrics(q))
+    records = [{"id": f"p{i}", "title": f"第{i}条消息", "content": f"这是第{i}篇关于降雨的报道，气象台发布了预警。"} for i in range(4)]
+    body = json.dumps([*records, {"id": "bad", "title": 7}], ensure_ascii=False).encode()
+    reply = _enqueue(body, ctx)
+    assert reply["accepted"] == [r["id"] for r in records] and reply["rejected"] == 1
+    worker = Worker(ix.settings, DaemonSettings(batch_size=2, batch_wait_seconds=0.0), q, _metrics(q),
+                    indexer_factory=lambda s: ix, lease_factory=NoopLease, close_store_on_exit=False)
+    worker.start()
+    deadline = time.monotonic() + 60
+    while q.depth() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    worker.stop(0)
+    worker.join(30)
+    assert q.depth() == 0 and q.dead_count() == 0
+    assert set(ix.store.get_many([r["id"] for r in records])) == {r["id"] for r in records}
+    assert parsed_by_worker == []
+    q.close()
+
+
 def test_worker_counts_cluster_merges(tmp_path):
     from types import SimpleNamespace
 
