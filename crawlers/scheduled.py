@@ -41,6 +41,7 @@ class QueueSink:
     def send(self, records: Sequence[Mapping[str, Any]]):
         deliveries: list[Delivery] = []
         valid: list[tuple[str, dict]] = []
+        articles = []
         for i, r in enumerate(records):
             try:
                 article = article_from_record(dict(r), f"crawl item {i}", self.settings.default_tz)
@@ -48,10 +49,11 @@ class QueueSink:
                 deliveries.append(Delivery(r.get("url", ""), "rejected", None, exc.reason))
                 continue
             valid.append((article.id, dict(r)))
+            articles.append(article)
             deliveries.append(Delivery(r.get("url", ""), "accepted"))
         while True:
             try:
-                self.queue.put_many(valid, origin="crawl")
+                self.queue.put_many(valid, origin="crawl", parsed=articles)  # parsed once
                 break
             except QueueFull:
                 if self.stop.wait(self.poll):

@@ -95,6 +95,9 @@ def test_queue_sink_rejects_invalid_and_waits_while_full(tmp_path):
     sink = QueueSink(q, Settings(), _metrics(q), stop, poll=0.02)
     out = sink.send([{"url": "https://x.cn/1", "title": "标题", "content": "正文"}, {"url": "https://x.cn/2", "title": ""}])
     assert [d.status for d in out] == ["accepted", "rejected"] and q.depth() == 1
+    queued = q.take(1, 0, fill=False)[0]
+    assert queued.record.title == "标题"  # the article the sink parsed, not the record to parse again
+    q.release([queued.seq])
     threading.Timer(0.1, lambda: q.ack([i.seq for i in q.take(5, 0, fill=False)])).start()
     sink.send([{"url": f"https://x.cn/{i}", "title": f"标题{i}"} for i in (3, 4)])  # waits for room
     assert q.depth() == 2
@@ -138,7 +141,7 @@ interval_seconds = 0.3
         sched.stop()
         sched.join(10)
         assert m.crawl_runs.labels("ok")._value.get() >= 2  # ran again after its interval
-        urls = sorted(i.record["url"] for i in q.take(100, 0, fill=False))
+        urls = sorted(i.record.url for i in q.take(100, 0, fill=False))
         assert len(urls) == 3 and len(set(urls)) == 3  # the second run found nothing new
         assert all("/private/" not in u for u in urls)
         q.close()
