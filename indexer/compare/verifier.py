@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import replace
 from functools import lru_cache
@@ -64,6 +65,7 @@ class HeadlineVerifier:
         self._lock = threading.Lock()
         self.pairs = 0  # pairs verified since the process started (bench/verifier_cost.py reads them)
         self.embedded = 0  # headlines embedded
+        self.seconds = 0.0  # spent embedding them
 
     def _vectors_of(self, texts: list[str]) -> list[np.ndarray]:
         with self._lock:
@@ -72,8 +74,10 @@ class HeadlineVerifier:
                 self._vectors.move_to_end(t)
         missing = [t for t in dict.fromkeys(texts) if t not in found]
         if missing:
+            started = time.perf_counter()
             fresh = self.embedder.encode(missing)  # outside the lock: the embedder serialises itself
             with self._lock:
+                self.seconds += time.perf_counter() - started
                 self.embedded += len(missing)
                 for t, v in zip(missing, fresh):
                     found[t] = self._vectors[t] = v

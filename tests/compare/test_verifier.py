@@ -85,6 +85,7 @@ def test_each_headline_is_embedded_once_and_the_cache_is_bounded():
     verifier.cosine("甲地发生火灾", "乙地举行马拉松")
     verifier.cosine("乙地举行马拉松", "甲地发生火灾")
     assert emb.seen == ["甲地发生火灾", "乙地举行马拉松"] and verifier.pairs == 3 and verifier.embedded == 2
+    assert verifier.seconds > 0
     verifier.cosine("丙", "丁")  # four headlines seen, three kept: 乙 (least recently used) goes
     verifier.cosine("甲地发生火灾", "丁")
     assert verifier.embedded == 4
