@@ -13,6 +13,7 @@ from .article import Article, article_from_record
 from .compare.evidence import PairEvidence, compare_sides
 from .compare.rules import Verdict, judge
 from .compare.sides import Side
+from .compare.verifier import verifier_for
 from .features import Featurizer
 from .features.embedding import create_embedder
 from .settings import Settings
@@ -29,7 +30,9 @@ class PairComparer:
 
     @classmethod
     def open(cls, settings: Settings) -> "PairComparer":
-        """With the embedding model the settings name, on the device they name."""
+        """With the embedding model the settings name, on the device they name. A verifier whose
+        package is missing fails here, not at the first borderline pair."""
+        verifier_for(settings.decision.verifier)
         return cls(settings, Featurizer(settings, create_embedder(settings.embedding.model, settings.embedding.device)))
 
     def sides(self, articles: Sequence[ArticleLike], names: Sequence[str | None] | None = None) -> list[Side]:

