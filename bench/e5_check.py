@@ -34,7 +34,11 @@ per part) about four.
    overruled only where ``judge`` with the semantic thresholds at their floor gives a semantic
    verdict (no guard refused it) and the text layers alone give none.
 
-Nothing here changes the comparison core; it calls its public functions only.
+Nothing here changes the comparison core; it calls its public functions only. The verifier that
+ingest runs (``decision.verifier = "e5-small"``, indexer/compare/verifier.py) is one of these
+variants: the band is the semantic reach below ``decision.verifier_max_event``, e5 reads headlines,
+and its bars come from ``bench/fit_pair_model.py --verifier``; its test figures come from
+``bench/quality.py`` with ``--set decision.verifier=e5-small``.
 """
 
 from __future__ import annotations
