@@ -13,7 +13,10 @@ from ..cleaning import exact_form
 from ..features import TextFeatures
 from ..features.exact import MIN_BODY_CHARS_FOR_KEY
 from ..features.shingles import shingles
+from ..features.title_grams import cosine as title_cosine
+from ..features.title_grams import headline, title_vector
 from .roundups import is_roundup
+from .rules import same_headline
 from .specifics import TEXT_CHARS, Specifics, compact_sentences, extract_specifics
 
 # Characters of the body after the headline that count as the lead: where a report says where
@@ -53,6 +56,14 @@ class Side:
         """The body's sentences long enough to tell a copied passage, compacted: read when two
         headlines are one, to find the passages a commentary quotes from its story."""
         return compact_sentences(self.text.clean_body[:TEXT_CHARS])
+
+    def shares_headline_with(self, clean_title: str, clean_body: str) -> bool:
+        """Whether another article (its cleaned headline and body) carries this side's headline
+        (``rules.same_headline``): then one may quote the other (``rules.quotes_its_story``)
+        whatever their embeddings and shingles say, so a pre-check that skips candidates no
+        rule can accept must not skip it."""
+        other = title_vector(headline(clean_title, clean_body))
+        return same_headline(self.text.clean_title, clean_title, title_cosine(self.text.title_vec, other))
 
     @cached_property
     def roundup(self) -> bool:

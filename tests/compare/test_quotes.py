@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from indexer.compare.rules import same_headline
+from indexer.comparer import PairComparer
 from tests.conftest import TableEmbedder
 from tests.test_pipeline import QUAKE, rec
 
@@ -71,3 +72,15 @@ def test_two_events_of_one_kind_sharing_a_headline_and_a_stock_sentence_stay_apa
 ])
 def test_same_headline(a, b, sim, same):
     assert same_headline(a, b, sim) is same
+
+
+def test_a_side_tells_which_stored_articles_share_its_headline(make_indexer):
+    """What an ingest pre-check reads to keep a quoting candidate: the stored row's cleaned
+    headline and body, no embedding or shingles."""
+    ix = make_indexer(embedder=TableEmbedder(EMBEDDER))
+    quote, report = PairComparer(ix.settings, ix.featurizer).sides([commentary("网友热议：" + HEADLINE, QUOTED), REPORT])
+    assert quote.shares_headline_with(report.text.clean_title, report.text.clean_body)
+    assert report.shares_headline_with(quote.text.clean_title, quote.text.clean_body)
+    assert not quote.shares_headline_with("云南大理发生地震", "据中国地震台网正式测定……")
+    # A stored row without a headline is read by its body's opening, as its title vector is.
+    assert not quote.shares_headline_with("", "震区群众生活秩序正常，交通、通信和电力总体正常。")
