@@ -14,7 +14,14 @@ from ..features.shingles import containment
 from ..features.simhash import hamming
 from ..features.title_grams import cosine as title_cosine
 from ..settings import Settings
-from .rules import FIGURE_SLOTS, place_conflict, same_headline, story_template_difference, title_number_conflict
+from .rules import (
+    FIGURE_SLOTS,
+    MIN_QUOTED_CHARS,
+    place_conflict,
+    same_headline,
+    story_template_difference,
+    title_number_conflict,
+)
 from .sides import Side, lead
 from .specifics import specifics_conflict
 
@@ -44,6 +51,15 @@ class PairEvidence:
     quoted_chars: int = 0  # characters of the body sentences both hold word for word (read when the headlines are one)
 
 
+def quoted_sentences(a: Side, b: Side) -> frozenset[str]:
+    """The body sentences one side quotes from the other: found word for word in both, and not
+    where both keep their furniture (the opening paragraph of both, or the closing paragraph of
+    both: a column's standing tip, an account's subscription prompt). A quote sits inside the
+    quoting text, between its own opening and closing words."""
+    (open_a, close_a), (open_b, close_b) = a.edge_sentences, b.edge_sentences
+    return (a.sentences & b.sentences) - (open_a & open_b) - (close_a & close_b)
+
+
 def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
     """Evidence for one pair."""
     d = settings.decision
@@ -59,7 +75,7 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
     # the passage it quotes, whatever surrounds it (a trimmed repost is found by containment).
     quoted = 0
     if not exact and same_headline(a.text.clean_title, b.text.clean_title, title_sim):
-        quoted = sum(map(len, a.sentences & b.sentences))
+        quoted = sum(map(len, quoted_sentences(a, b)))
     if not exact and d.template_guard:
         body_a, body_b = a.story, b.story
         if dist <= settings.simhash.max_distance or cont >= TEMPLATE_FRAME_CONTAINMENT:
@@ -76,7 +92,7 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
                 or (
                     story_template_difference(a.text.clean_title, body_a, b.text.clean_title, body_b, slots=FIGURE_SLOTS,
                                               titles_aligned=True)
-                    if cont >= SHARED_BODY_CONTAINMENT
+                    if cont >= SHARED_BODY_CONTAINMENT or quoted >= MIN_QUOTED_CHARS
                     else None
                 )
             )

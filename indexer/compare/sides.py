@@ -57,6 +57,16 @@ class Side:
         headlines are one, to find the passages a commentary quotes from its story."""
         return compact_sentences(self.text.clean_body[:TEXT_CHARS])
 
+    @cached_property
+    def edge_sentences(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The compacted sentences of the body's first and of its last paragraph: where a site's
+        furniture sits (a subscription prompt on top, a standing tip or disclaimer at the end),
+        which two different pieces of one site or column share word for word."""
+        lines = [line for line in self.text.clean_body[:TEXT_CHARS].split("\n") if line.strip()]
+        if not lines:
+            return frozenset(), frozenset()
+        return compact_sentences(lines[0]), compact_sentences(lines[-1])
+
     def shares_headline_with(self, clean_title: str, clean_body: str) -> bool:
         """Whether another article (its cleaned headline and body) carries this side's headline
         (``rules.same_headline``): then one may quote the other (``rules.quotes_its_story``)

@@ -49,18 +49,44 @@ def test_the_headline_without_a_quoted_sentence_is_not_the_story(make_indexer):
     assert evidence.quoted_chars == 0 and verdict is None, evidence
 
 
-SAFETY = "起火原因正在进一步调查中，消防部门提醒广大市民在冬季务必注意用火用电安全。"
+STOCK = "消防部门接警后迅速调派多辆消防车赶赴现场处置，现场浓烟滚滚，周边居民已被紧急疏散。"
 
 
 def test_two_events_of_one_kind_sharing_a_headline_and_a_stock_sentence_stay_apart(make_indexer):
     """Two fires under one generic headline with the fire brigade's stock sentence word for
     word: their own dates and streets make them two events, whatever they share."""
     ix = make_indexer(embedder=TableEmbedder(EMBEDDER))
-    first = rec("f1", "南京一居民楼发生火灾", "3月10日凌晨，南京市鼓楼区中山路128号一居民楼发生火灾，造成3人死亡。" + SAFETY, day=10)
-    second = rec("f2", "南京一居民楼发生火灾", "3月14日下午，南京市江宁区天元东路一居民楼发生火灾，造成1人受伤。" + SAFETY, day=14)
+    first = rec("f1", "南京一居民楼发生火灾", "\n".join([
+        "3月10日凌晨，南京市鼓楼区中山路128号一居民楼发生火灾。", STOCK, "火灾造成3人死亡，起火原因正在调查中。"]), day=10)
+    second = rec("f2", "南京一居民楼发生火灾", "\n".join([
+        "3月14日下午，南京市江宁区天元东路一居民楼发生火灾。", STOCK, "火灾造成1人受伤，起火原因正在调查中。"]), day=14)
     evidence, verdict = ix.compare(first, second)
     assert evidence.quoted_chars >= 30 and (evidence.template or evidence.specifics), evidence
     assert verdict is None
+
+
+TIP = "气象部门提醒，近期早晚温差较大，市民朋友请注意及时增减衣物，谨防感冒。另外，本周空气较为干燥，请注意室内加湿。"
+
+
+def test_a_column_s_standing_words_are_furniture_not_a_quote(make_indexer):
+    """Two days of one weather column: one headline, one standing tip closing both, nothing
+    else alike. The tip sits where both keep their furniture, so it quotes nothing."""
+    ix = make_indexer(embedder=TableEmbedder({"北风": [1, 0, 0, 0], "南风": [0, 1, 0, 0], "小编": [0, 0, 1, 0]}))
+    monday = rec("w1", "北京天气预报：明天晴转多云", "\n".join([
+        "明天白天晴转多云，北风三四级，最高气温十二度，夜间最低气温零下二度。",
+        "受冷空气影响，周末前后本市还将出现一次明显降温过程，山区可能出现小雪，开车的朋友注意路面结冰。",
+        "供暖部门表示各供热站已做好准备，居民家中如遇暖气不热可拨打热线电话反映。", TIP]), day=3)
+    sunday = rec("w2", "北京天气预报：明天晴转多云", "\n".join([
+        "明天白天晴转多云，南风二三级，最高气温十五度，夜间最低气温零度。",
+        "今年以来本市降水明显偏少，森林防火形势严峻，进入林区严禁携带火种，园林部门已组织浇灌。",
+        "农业部门提醒种植户抓住有利时机做好冬小麦灌溉和大棚蔬菜的保温管理工作。", TIP]), day=9)
+    evidence, verdict = ix.compare(monday, sunday)
+    assert evidence.cosine < ix.settings.decision.semantic_min_cosine, evidence
+    assert evidence.containment < ix.settings.decision.near_containment and evidence.quoted_chars == 0, evidence
+    assert verdict is None
+    # The same tip quoted inside a commentary under the column's headline would count.
+    quoting = rec("w3", "北京天气预报：明天晴转多云", "\n".join(["今天，小编带大家关注一件事。", TIP, "你怎么看？欢迎留言讨论。"]))
+    assert ix.compare(quoting, monday)[0].quoted_chars >= 30
 
 
 @pytest.mark.parametrize("a,b,sim,same", [
