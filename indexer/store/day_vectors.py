@@ -15,9 +15,15 @@ rounding residuals, plus an allowance for float32 rounding); only the rows whose
 them reach the top k are scored again in float32, so the answer is the exact float32 top k. Near
 ties only make that second set larger, never the answer different.
 
+A batch's queries are answered together (``search_many``): each day is scanned once for all the
+queries whose windows reach it, one int8 matrix product, and each query's answer is bit for bit
+what a search of it alone returns.
+
 Days are loaded from SQLite (the source of truth) when first asked for and kept in an LRU bounded
-by ``max_vectors``; rows written later are appended to loaded days. Rows without a publish time
-pass every window (no time: no window), so they form one more bucket that every query scans.
+by ``max_vectors``, and dropped when no search has reached them for ``IDLE_SEARCHES`` batches (a
+stream in publishing order never returns to its old days); rows written later are appended to
+loaded days. Rows without a publish time pass every window (no time: no window), so they form one
+more bucket that every query scans.
 """
 
 from __future__ import annotations
@@ -47,9 +53,9 @@ F32_ALLOWANCE = 2 * 2.0**-24
 # A loaded day that this many batch searches in a row did not reach is dropped (read again from
 # the store if a later search reaches it).
 IDLE_SEARCHES = 64
-QUANTISE_CHUNK = 4096
+QUANTISE_CHUNK = 4096  # rows quantised at once: bounds the float64 temporaries for a big bucket
 # Every this-many-th row of a day is sampled to bound the k-th best score from below (search_many).
-SAMPLE_STRIDE = 8  # rows quantised at once: bounds the float64 temporaries for a big bucket
+SAMPLE_STRIDE = 8
 
 # One helper thread scans days alongside the caller (the int8 kernel releases the GIL). Not simsimd's
 # own OpenMP threads: their spin-waiting after each call collides with the thread pools of OpenBLAS
