@@ -110,3 +110,13 @@ def test_a_side_tells_which_stored_articles_share_its_headline(make_indexer):
     assert not quote.shares_headline_with("云南大理发生地震", "据中国地震台网正式测定……")
     # A stored row without a headline is read by its body's opening, as its title vector is.
     assert not quote.shares_headline_with("", "震区群众生活秩序正常，交通、通信和电力总体正常。")
+
+
+def test_ingest_keeps_a_same_headline_neighbour_for_the_quote_rule(make_indexer):
+    """At ingest a kNN neighbour below the semantic floor, far by SimHash and not contained, is
+    skipped before the full comparison unless it shares the headline: the quote rule needs it."""
+    # cosine 0.45: inside the kNN reach (0.30), below the semantic floor (0.60)
+    ix = make_indexer(embedder=TableEmbedder({"小编": [0.45, 0.893, 0, 0], "泸定": [1, 0, 0, 0]}))
+    assert ix.index_many([REPORT])[0].cluster_id == "report"
+    outcome = ix.index_many([commentary("网友热议：" + HEADLINE, QUOTED)])[0]
+    assert (outcome.cluster_id, outcome.reason) == ("report", "near"), outcome
