@@ -35,7 +35,7 @@ from .features.embedding import create_embedder
 from .features.shingles import contained, shingles
 from .features.simhash import hamming
 from .settings import Settings
-from .store import BandQuery, ClusterChange, KnnQuery, Store, StoredArticle, TimeWindow, open_store
+from .store import BandQuery, ClusterChange, KnnQuery, Store, StoredArticle, TimeWindow, TitleQuery, open_store
 from .store.memory import MemoryIndex
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,13 @@ PRECHECK_CACHE_BYTES = 64 * 2**20
 # is not compared member by member (see Indexer._judge_candidates). Off only to check that it
 # changes no cluster (tests) and to measure what it saves (bench/burst_speed.py --full-compare).
 SETTLE_ON_COPY = True
+# A fourth question: articles under the same cleaned headline (its MD5) in the window. A trimmed
+# repost keeps its story's headline while its embedding and fingerprint drift (cosine 0.2-0.4,
+# Hamming 4-11 seen in bursts), and a commentary quoting its story keeps it too; the rules still
+# decide (rules.quotes_its_story, the guards). Short headlines (通知, 公告) say nothing, and a
+# column under one standing headline is capped to its newest issues.
+SAME_TITLE_MIN_CHARS = 8
+SAME_TITLE_CANDIDATES = 10
 
 
 class Decision(str, Enum):
@@ -352,7 +359,7 @@ class Indexer:
         return side
 
     def _gather(self, sides: Sequence[Side], windows: Sequence[TimeWindow], exclude: Sequence[str | None]) -> list[list[StoredArticle]]:
-        """Candidates from the store for each side: exact key, SimHash bands, kNN (deduplicated)."""
+        """Candidates from the store for each side: exact key, SimHash bands, kNN, headline (deduplicated)."""
         d = self.settings.decision
         exact = self.store.find_exact([s.text.content_key for s in sides])
         bands = self.store.find_band_candidates(
@@ -365,6 +372,9 @@ class Indexer:
             [KnnQuery(sides[i].vector, d.knn_k, knn_floor, windows[i], exclude[i]) for i in knn_sides]
         )
         knn_by_side = dict(zip(knn_sides, knn_results))
+        titled = [i for i, s in enumerate(sides) if _asks_by_title(s)]
+        by_title = dict(zip(titled, self.store.find_same_title(
+            [TitleQuery(sides[i].text.title_md5, SAME_TITLE_CANDIDATES, windows[i], exclude[i]) for i in titled])))
         out = []
         for i, s in enumerate(sides):
             pool: dict[str, StoredArticle] = {}
@@ -376,16 +386,20 @@ class Indexer:
                     pool.setdefault(a.id, a)
             for a, _score in knn_by_side.get(i, []):
                 pool.setdefault(a.id, a)
+            for a in by_title.get(i, []):
+                pool.setdefault(a.id, a)
             out.append(list(pool.values()))
         return out
 
     def _in_batch_candidates(self, in_batch: MemoryIndex, side: Side, window: TimeWindow) -> list[StoredArticle]:
-        """The same three questions as ``_gather``, asked of the articles decided earlier in the batch."""
+        """The same questions as ``_gather``, asked of the articles decided earlier in the batch."""
         d = self.settings.decision
         found = in_batch.with_key([side.text.content_key])
         found += in_batch.bands(BandQuery(side.text.bands, window, None, side.text.simhash, self.settings.simhash.max_distance))
         if side.vector is not None:
             found += [a for a, _ in in_batch.knn(KnnQuery(side.vector, d.knn_k, d.knn_min_cosine, window))]
+        if _asks_by_title(side):
+            found += in_batch.same_title(TitleQuery(side.text.title_md5, SAME_TITLE_CANDIDATES, window))
         return found
 
     def _index_batch(self, articles: list[Article], ahead: Mapping[str, tuple[TextFeatures, np.ndarray | None]]) -> list[IndexOutcome]:
@@ -607,3 +621,7 @@ class _BatchClusters:
     def merge(self, merges: list[ClusterChange]) -> None:
         for m in merges:
             self._merged_into[m.source] = m.into
+
+
+def _asks_by_title(side: Side) -> bool:
+    return len(side.text.clean_title.strip()) >= SAME_TITLE_MIN_CHARS

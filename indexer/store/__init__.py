@@ -5,9 +5,9 @@ from __future__ import annotations
 from ..errors import ConfigError
 from ..features.simhash import FINGERPRINT_LAYOUT
 from ..settings import Settings
-from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, Store, StoredArticle, StoreStats, TimeWindow
+from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, Store, StoredArticle, StoreStats, TimeWindow, TitleQuery
 
-__all__ = ["MANUAL", "MERGED", "ClusterChange", "BandQuery", "KnnQuery", "Store", "StoredArticle", "StoreStats", "TimeWindow", "open_store", "is_remote"]
+__all__ = ["MANUAL", "MERGED", "ClusterChange", "BandQuery", "KnnQuery", "Store", "StoredArticle", "StoreStats", "TimeWindow", "TitleQuery", "open_store", "is_remote"]
 
 
 def is_remote(location: str) -> bool:

@@ -119,6 +119,17 @@ class BandQuery:
 
 
 @dataclass(frozen=True)
+class TitleQuery:
+    """The newest ``limit`` articles whose cleaned headline has the MD5 ``title_md5``, inside
+    ``window``. A trimmed repost keeps its story's headline when its text and embedding drift."""
+
+    title_md5: str
+    limit: int
+    window: TimeWindow = TimeWindow()
+    exclude_id: str | None = None
+
+
+@dataclass(frozen=True)
 class KnnQuery:
     vector: np.ndarray
     k: int
@@ -193,6 +204,8 @@ class Store(Protocol):
     def find_exact(self, keys: Sequence[str]) -> dict[str, list[StoredArticle]]: ...
 
     def find_band_candidates(self, queries: Sequence[BandQuery]) -> list[list[StoredArticle]]: ...
+
+    def find_same_title(self, queries: Sequence[TitleQuery]) -> list[list[StoredArticle]]: ...
 
     def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]: ...
 

@@ -43,7 +43,7 @@ import numpy as np
 
 from ..errors import BulkWriteError, StoreError, StoreSchemaError, StoreUnavailable
 from ..features.simhash import from_signed, to_signed
-from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, moved_article, oldest_other_member
+from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, TitleQuery, moved_article, oldest_other_member
 from .es_bulk import bulk_create, bulk_update, dead_letter, is_retryable
 from .es_changes import APPLIED, APPLYING, PENDING, SKIPPED, ChangeLog, LoggedChange
 from .es_config import check_version, client_from_settings, translate
@@ -346,6 +346,20 @@ class ElasticsearchStore:
                 results[i] += self._more_band_matches(queries[i], body["query"], hits[-1]["sort"])
         for i, more in zip(asked, buffered):
             results[i] = [a for a in _merge(results[i], more) if queries[i].admits(a.simhash)]
+        return results
+
+    def find_same_title(self, queries: Sequence[TitleQuery]) -> list[list[StoredArticle]]:
+        asked = [i for i, q in enumerate(queries) if q.limit > 0]
+        bodies = [{
+            "query": {"bool": {"filter": [{"term": {"title_md5": queries[i].title_md5}},
+                                          *_filters(queries[i].window, queries[i].exclude_id)]}},
+            "size": queries[i].limit, "sort": [{"ingest_seq": "desc"}, {"id": "desc"}], "track_total_hits": False,
+        } for i in asked]
+        buffered = self._buffered(lambda m: [m.same_title(queries[i]) for i in asked])
+        results: list[list[StoredArticle]] = [[] for _ in queries]
+        for i, hits, more in zip(asked, self._msearch(bodies, "headline lookup"), buffered):
+            # oldest first, as the other lookups answer; the buffer holds the newest
+            results[i] = _merge([from_source(h["_source"]) for h in reversed(hits)], more)[-queries[i].limit:]
         return results
 
     def _more_band_matches(self, q: BandQuery, query: dict, after: list) -> list[StoredArticle]:

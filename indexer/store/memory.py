@@ -10,7 +10,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from .base import BandQuery, KnnQuery, StoredArticle
+from .base import BandQuery, KnnQuery, StoredArticle, TitleQuery
 
 
 class MemoryIndex:
@@ -22,6 +22,7 @@ class MemoryIndex:
         self._by_key: dict[str, list[str]] = {}
         self._by_url: dict[str, list[str]] = {}
         self._by_band: dict[int, list[str]] = {}
+        self._by_title: dict[str, list[str]] = {}
         self._rows: list[StoredArticle] = []  # articles with a non-zero vector, in row order
         self._vectors: np.ndarray | None = None  # unit rows 0..len(_rows)-1 used; doubled when full
 
@@ -41,6 +42,7 @@ class MemoryIndex:
                 self._by_url.setdefault(a.canonical_url, []).append(a.id)
             for band in a.bands:
                 self._by_band.setdefault(band, []).append(a.id)
+            self._by_title.setdefault(a.title_md5, []).append(a.id)
             self._add_vector(a)
 
     def _add_vector(self, a: StoredArticle) -> None:
@@ -72,6 +74,11 @@ class MemoryIndex:
         found = dict.fromkeys(i for band in q.bands for i in self._by_band.get(band, ()))
         return [a for a in (self.articles[i] for i in found)
                 if a.id != q.exclude_id and q.window.contains(a.publish_time) and q.admits(a.simhash)]
+
+    def same_title(self, q: TitleQuery) -> list[StoredArticle]:
+        found = [a for a in (self.articles[i] for i in self._by_title.get(q.title_md5, ()))
+                 if a.id != q.exclude_id and q.window.contains(a.publish_time)]
+        return found[-q.limit:] if q.limit > 0 else []  # the newest, as the stores answer
 
     def knn(self, q: KnnQuery) -> list[tuple[StoredArticle, float]]:
         if not self._rows:

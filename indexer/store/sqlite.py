@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import StoreError, StoreSchemaError
 from ..features.simhash import from_signed, to_signed
-from .base import INDEXER, MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, moved_article, oldest_other_member
+from .base import INDEXER, MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, TitleQuery, moved_article, oldest_other_member
 from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, WindowSearch, stack
 
 log = logging.getLogger(__name__)
@@ -59,6 +59,7 @@ CREATE INDEX IF NOT EXISTS articles_content_key ON articles(content_key);
 CREATE INDEX IF NOT EXISTS articles_canonical_url ON articles(canonical_url) WHERE canonical_url != '';
 CREATE INDEX IF NOT EXISTS articles_cluster ON articles(cluster_id);
 CREATE INDEX IF NOT EXISTS articles_publish_ts ON articles(publish_ts);
+CREATE INDEX IF NOT EXISTS articles_title_md5 ON articles(title_md5);
 CREATE TABLE IF NOT EXISTS cluster_changes (
     seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, into_id TEXT NOT NULL, source_id TEXT NOT NULL,
     article_id TEXT, reason TEXT NOT NULL, by_whom TEXT NOT NULL, at TEXT NOT NULL
@@ -392,6 +393,19 @@ class SqliteStore:
             rids = [rid for rid, simhash in keys if q.admits(from_signed(simhash))]
             found = sorted(self._by_rid(rids).items(), key=lambda pair: pair[0]) if rids else []
             results.append([a for _, a in found if a.id != q.exclude_id])
+        return results
+
+    def find_same_title(self, queries: Sequence[TitleQuery]) -> list[list[StoredArticle]]:
+        results = []
+        for q in queries:
+            window_sql, window_args = _window_sql(q.window)
+            with self._lock:
+                rids = [rid for (rid,) in self._db.execute(
+                    f"SELECT rid FROM articles WHERE title_md5 = ?{window_sql} ORDER BY rid DESC LIMIT ?",
+                    [q.title_md5, *window_args, q.limit + 1],
+                ).fetchall()]
+            found = sorted(self._by_rid(rids).items(), key=lambda pair: pair[0]) if rids else []
+            results.append([a for _, a in found if a.id != q.exclude_id][-q.limit:] if q.limit > 0 else [])
         return results
 
     def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
 import pytest
 
 from indexer.features.simhash import band_keys
-from indexer.store import BandQuery, KnnQuery, StoredArticle, TimeWindow
+from indexer.store import BandQuery, KnnQuery, StoredArticle, TimeWindow, TitleQuery
 
 from .conftest import DIMS
 
@@ -85,6 +86,20 @@ def test_band_candidates_share_a_band_respect_window_and_exclusion(store_factory
     [found] = store.find_band_candidates([BandQuery(band_keys(base, 4), window, exclude_id="self")])
     assert sorted(a.id for a in found) == ["no-time", "same-band"]
     assert store.find_band_candidates([BandQuery((), window)]) == [[]]
+
+
+def test_same_title_answers_the_newest_in_the_window_oldest_first(store_factory):
+    store = store_factory()
+    titled = lambda a, md5: dataclasses.replace(a, title_md5=md5)  # noqa: E731
+    store.write([titled(art(f"t{i}", when=T0 + timedelta(hours=i)), "H") for i in range(5)])
+    store.write([titled(art("old", when=T0 - timedelta(days=30)), "H"), titled(art("no-time", when=None), "H"),
+                 titled(art("other"), "X")])
+    window = TimeWindow(T0 - timedelta(days=7), T0 + timedelta(days=7))
+    [three, every, none] = store.find_same_title([
+        TitleQuery("H", 3, window, exclude_id="t4"), TitleQuery("H", 10, window), TitleQuery("nothing", 10, window)])
+    assert [a.id for a in three] == ["t2", "t3", "no-time"]  # the newest three written, t4 excluded
+    assert sorted(a.id for a in every) == ["no-time", "t0", "t1", "t2", "t3", "t4"]
+    assert none == [] and store.find_same_title([TitleQuery("H", 0, window)]) == [[]]
 
 
 def test_band_candidates_beyond_the_distance_bound_are_dropped(store_factory):

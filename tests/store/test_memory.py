@@ -3,11 +3,12 @@ Elasticsearch refresh gap both use it)."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 
 import numpy as np
 
-from indexer.store import BandQuery, KnnQuery, TimeWindow
+from indexer.store import BandQuery, KnnQuery, TimeWindow, TitleQuery
 from indexer.store.memory import MemoryIndex
 
 from .test_contract import T0, art, unit
@@ -36,6 +37,10 @@ def test_lookups_by_key_url_band_and_vector_with_window_bound_and_exclusion():
     assert [a.id for a, _ in m.knn(KnnQuery(near, k=1, min_score=0.5))] == ["a"]
     assert [a.id for a, _ in m.knn(KnnQuery(near, k=5, min_score=0.5, window=week, exclude_id="a"))] == []
     assert all(a.id != "z" for a, _ in m.knn(KnnQuery(unit(3), k=10, min_score=-1.0)))  # zero vectors never
+    m.add([dataclasses.replace(art(i, when=T0 + timedelta(days=d)), title_md5="H") for i, d in (("h1", 0), ("h2", 30), ("h3", 1), ("h4", 2))])
+    assert [a.id for a in m.same_title(TitleQuery("H", 10, week, exclude_id="h3"))] == ["h1", "h4"]
+    assert [a.id for a in m.same_title(TitleQuery("H", 2))] == ["h3", "h4"]  # the newest two
+    assert m.same_title(TitleQuery("H", 0)) == [] and m.same_title(TitleQuery("X", 5)) == []
     m.clear()
     assert len(m) == 0 and m.knn(KnnQuery(near, 5, 0.0)) == []
 

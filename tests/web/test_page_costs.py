@@ -23,7 +23,7 @@ from indexer.web.pages import fmt_score, matched_pairs
 from ..store.test_contract import art
 from .corpus import corpus
 
-COUNTED = ("cluster_changes", "find_exact", "find_band_candidates", "knn", "get_many")
+COUNTED = ("cluster_changes", "find_exact", "find_band_candidates", "find_same_title", "knn", "get_many")
 
 
 @pytest.fixture
@@ -95,7 +95,7 @@ def test_the_cluster_page_shows_explains_evidence_without_a_candidate_search(ser
     base, ix, calls = served
     calls.clear()
     html = _get(base + "/ui/clusters/s01")
-    assert calls["find_exact"] == calls["find_band_candidates"] == calls["knn"] == 0, calls
+    assert calls["find_exact"] == calls["find_band_candidates"] == calls["find_same_title"] == calls["knn"] == 0, calls
     assert calls["cluster_changes"] == 1, calls
     cells = _evidence_cells(html)
     assert set(cells) == {"s01", "s01-a", "s01-b"}
