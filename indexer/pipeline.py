@@ -28,6 +28,7 @@ from .clusters import COPY_REASONS, Candidate, assign
 from .compare.evidence import PairEvidence, compare_sides
 from .compare.rules import Verdict, judge
 from .compare.sides import Side, shingle_source
+from .compare.verifier import verifier_for
 from .comparer import PairComparer
 from .errors import InvalidArticle
 from .features import Featurizer, TextFeatures, stored_text_features
@@ -140,6 +141,7 @@ class Indexer:
 
     @classmethod
     def open(cls, settings: Settings) -> "Indexer":
+        verifier_for(settings.decision.verifier)  # a missing package fails now, not at the first borderline pair
         embedder = create_embedder(settings.embedding.model, settings.embedding.device)
         dims = embedder.dims if embedder is not None else None
         store = open_store(settings, vector_dims=dims, embedding_model=settings.embedding.model)

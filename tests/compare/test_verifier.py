@@ -12,6 +12,7 @@ from indexer.compare.evidence import PairEvidence
 from indexer.compare.rules import Reason, judge
 from indexer.compare.verifier import HeadlineVerifier, borderline, verifier_for, verifier_text
 from indexer.comparer import PairComparer
+from indexer.pipeline import Indexer
 from indexer.errors import ConfigError
 from indexer.features import Featurizer
 from indexer.settings import Settings
@@ -100,7 +101,7 @@ def test_verifier_text_is_the_headline_or_the_bodys_opening():
     assert verifier_text("", "据新华社报道" + "正文" * 100) == ("据新华社报道" + "正文" * 100)[:64]
 
 
-def test_unknown_verifier_is_a_config_error(monkeypatch):
+def test_unknown_verifier_is_a_config_error(monkeypatch, tmp_path):
     assert verifier_for("none") is None
     with pytest.raises(ConfigError, match="decision.verifier"):
         Settings().replace(**{"decision.verifier": "bert"})
@@ -115,6 +116,9 @@ def test_unknown_verifier_is_a_config_error(monkeypatch):
             verifier_for("e5-small")
         with pytest.raises(ConfigError, match="decision.verifier"):  # at open, before any pair
             PairComparer.open(ON)
+        with pytest.raises(ConfigError, match="decision.verifier"):  # ingest and the daemon too
+            Indexer.open(ON.replace(**{"store.path": str(tmp_path / "store")}))
+        assert not (tmp_path / "store").exists()
     finally:
         verifier_for.cache_clear()
 
