@@ -321,8 +321,7 @@ class Indexer:
         pool.update(extra)
         rows = []
         for cand in pool.values():
-            ev = compare_sides(side, self._side_for(cand), self.settings)
-            verdict = judge(ev, self.settings.decision, self.settings.simhash)
+            ev, verdict = self.compare_stored(stored, cand)
             rows.append({
                 "id": cand.id, "title": cand.title, "cluster_id": cand.cluster_id,
                 "role": "dup_of" if cand.id == stored.dup_of else ("canonical" if cand.id == stored.cluster_id else "candidate"),
@@ -340,6 +339,11 @@ class Indexer:
             return TimeWindow()
         span = timedelta(days=days)
         return TimeWindow(when - span, when + span)
+
+    def compare_stored(self, a: StoredArticle, b: StoredArticle) -> tuple[PairEvidence, Verdict | None]:
+        """The evidence and verdict for two stored articles, read from their stored features."""
+        ev = compare_sides(self._side_for(a), self._side_for(b), self.settings)
+        return ev, judge(ev, self.settings.decision, self.settings.simhash)
 
     def _side_for(self, stored: StoredArticle) -> Side:
         side = self._side_cache.get(stored.id)

@@ -95,16 +95,11 @@ class ServiceContext:
         """The rules' verdict and evidence on each pair of stored articles, as ``explain`` gives
         them for an article against its match, without the candidate search and the change-log
         read that ``explain`` makes around them (a cluster page shows one pair per member)."""
-        from ..compare.evidence import compare_sides
-        from ..compare.rules import judge
-
         with self._explain_lock:
             ix = self._explaining()
             rows = []
             for a, b in pairs:
-                # the indexer's sides of stored articles (from their stored features, cached)
-                ev = compare_sides(ix._side_for(a), ix._side_for(b), ix.settings)
-                verdict = judge(ev, ix.settings.decision, ix.settings.simhash)
+                ev, verdict = ix.compare_stored(a, b)
                 rows.append({"id": b.id, "verdict": verdict.reason.value if verdict else None,
                              "score": verdict.score if verdict else None, "evidence": ev.__dict__})
             return rows
