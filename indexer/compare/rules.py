@@ -187,7 +187,7 @@ ALIGNED_TITLE_RATIO = 0.4
 MIN_SENTENCE_CHARS = 6
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=512)  # whole bodies, a set of character pairs per sentence: ~140 KB per 1,200-character body
 def _sentence_grams(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     """The sentences of ``text`` worth aligning, each with its set of character pairs (the same
     text is aligned against candidate after candidate, so this is kept)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -22,6 +22,10 @@ from .specifics import TEXT_CHARS, Specifics, compact_sentences, extract_specifi
 # Characters of the body after the headline that count as the lead: where a report says where
 # and when it happened.
 LEAD_CHARS = 120
+
+# The ingest pre-check asks every kNN neighbour whether it shares the new article's headline, and
+# the same stored neighbours come up article after article: their headline vectors are kept.
+_stored_title_vector = lru_cache(maxsize=4096)(title_vector)
 
 
 @dataclass
@@ -72,7 +76,7 @@ class Side:
         (``rules.same_headline``): then one may quote the other (``rules.quotes_its_story``)
         whatever their embeddings and shingles say, so a pre-check that skips candidates no
         rule can accept must not skip it."""
-        other = title_vector(headline(clean_title, clean_body))
+        other = _stored_title_vector(headline(clean_title, clean_body))
         return same_headline(self.text.clean_title, clean_title, title_cosine(self.text.title_vec, other))
 
     @cached_property
