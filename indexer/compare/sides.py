@@ -16,7 +16,7 @@ from ..features.shingles import shingles
 from ..features.title_grams import cosine as title_cosine
 from ..features.title_grams import headline, title_vector
 from .roundups import is_roundup
-from .rules import same_headline
+from .rules import QUOTE_TITLE_SIM, same_headline
 from .specifics import TEXT_CHARS, Specifics, compact_sentences, extract_specifics
 
 # Characters of the body after the headline that count as the lead: where a report says where
@@ -76,8 +76,24 @@ class Side:
         (``rules.same_headline``): then one may quote the other (``rules.quotes_its_story``)
         whatever their embeddings and shingles say, so a pre-check that skips candidates no
         rule can accept must not skip it."""
-        other = _stored_title_vector(headline(clean_title, clean_body))
-        return same_headline(self.text.clean_title, clean_title, title_cosine(self.text.title_vec, other))
+        if same_headline(self.text.clean_title, clean_title, 0.0):  # one holds the other whole
+            return True
+        other_text = headline(clean_title, clean_body)
+        # Cheap bound first (most neighbours share little of the headline): a gram both headlines
+        # have starts with a character of the other's, and the cosine of unit vectors is at most
+        # the norm of this side's weights over the grams they share.
+        weights = self._headline_weight_by_first_char
+        if sum(weights.get(c, 0.0) for c in set(other_text)) < QUOTE_TITLE_SIM**2 - 1e-9:  # float slack
+            return False
+        return title_cosine(self.text.title_vec, _stored_title_vector(other_text)) >= QUOTE_TITLE_SIM
+
+    @cached_property
+    def _headline_weight_by_first_char(self) -> dict[str, float]:
+        """The squared weights of this side's headline grams, summed by the gram's first character."""
+        out: dict[str, float] = {}
+        for gram, w in self.text.title_vec.items():
+            out[gram[0]] = out.get(gram[0], 0.0) + w * w
+        return out
 
     @cached_property
     def roundup(self) -> bool:

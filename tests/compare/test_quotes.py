@@ -120,3 +120,39 @@ def test_ingest_keeps_a_same_headline_neighbour_for_the_quote_rule(make_indexer)
     assert ix.index_many([REPORT])[0].cluster_id == "report"
     outcome = ix.index_many([commentary("网友热议：" + HEADLINE, QUOTED)])[0]
     assert (outcome.cluster_id, outcome.reason) == ("report", "near"), outcome
+
+
+def test_the_cheap_headline_bound_never_changes_the_answer(make_indexer):
+    """``shares_headline_with`` skips the headline cosine when a bound proves it below the bar: on
+    pairs of the fixtures' headlines and edited copies of them (tags, cuts, one character changed,
+    near misses around the bar) it answers exactly what the full computation answers."""
+    import json
+    import random
+    from pathlib import Path
+
+    from indexer.features.title_grams import cosine, headline, title_vector
+
+    ix = make_indexer(embedder=TableEmbedder(EMBEDDER))
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    records = [json.loads(line) for name in ("originals", "same_event", "templated")
+               for line in open(fixtures / f"{name}.jsonl", encoding="utf-8")]
+    titles = [r["title"] for r in records]
+    rng = random.Random(7)
+    edited = []
+    for t in titles:
+        i = rng.randrange(len(t))
+        j = rng.randrange(len(t))
+        edited += [t[:-2], "【快讯】" + t, t[:i] + "某" + t[i + 1:], t[: len(t) // 2], t + "（图）", t[::-1],
+                   t[:i] + t[i + 1:], t[:i] + "的" + t[i:], t[:i] + "某" + t[i + 1:j] + "地" + t[j + 1:], "快讯" + t[:-1]]
+    sides = PairComparer(ix.settings, ix.featurizer).sides(
+        [{"id": f"s{i}", "title": t, "content": "正文。"} for i, t in enumerate(titles)])
+    others = titles + edited
+    agreed = accepted = 0
+    for side in sides:
+        for other in others:
+            full = same_headline(side.text.clean_title, other,
+                                 cosine(side.text.title_vec, title_vector(headline(other, "正文。"))))
+            assert side.shares_headline_with(other, "正文。") is full, (side.text.clean_title, other)
+            agreed += 1
+            accepted += full
+    assert accepted >= len(sides) and agreed > accepted  # both answers were exercised
