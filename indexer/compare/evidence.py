@@ -81,7 +81,8 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
         if dist <= settings.simhash.max_distance or cont >= TEMPLATE_FRAME_CONTAINMENT:
             # Texts this close are one frame: any substituted figure or name makes them different news.
             template = story_template_difference(a.text.clean_title, body_a, b.text.clean_title, body_b)
-        elif event is not None and event >= d.cluster_threshold:
+        elif quoted >= MIN_QUOTED_CHARS or (event is not None and event >= d.cluster_threshold):
+            # The quote rule rests on these guards too, whatever the embedding says (or without one).
             # Independent reports of one event word their bodies differently (names come and go),
             # so headlines are held to the frame check; bodies that still share much of their
             # text only to their figures (a lottery draw, a price list under one headline).

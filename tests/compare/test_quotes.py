@@ -156,3 +156,27 @@ def test_the_cheap_headline_bound_never_changes_the_answer(make_indexer):
             agreed += 1
             accepted += full
     assert accepted >= len(sides) and agreed > accepted  # both answers were exercised
+
+
+# Two warnings of one column under one standing headline: different days, districts and rainfall,
+# the same stock advice paragraph in the middle (a quote by the text, not one story).
+WARNING = "北京市气象台发布暴雨蓝色预警信号"
+ADVICE = "请注意防范强降雨可能引发的城市积涝、山洪和泥石流等灾害，远离河道和低洼地带，减少不必要的外出。"
+
+
+def warning(i, when, districts, rain):
+    return rec(f"warn{i}", WARNING, "\n".join([
+        f"北京市气象台{when}发布暴雨蓝色预警信号：预计{districts}等区将出现大雨，局地暴雨，小时雨强可达{rain}毫米以上。",
+        f"受降雨影响，{districts}部分路段可能出现积水，{districts}山区发生中小河流洪水和地质灾害的风险较高，"
+        f"相关部门已于{when}前完成{rain}处积水点的巡查。",
+        ADVICE, "市防汛办提醒市民关注最新预警信息，合理安排出行。"]))
+
+
+@pytest.mark.parametrize("embedder", [None, "table"])
+def test_a_shared_passage_under_one_headline_still_meets_the_guards(make_indexer, embedder):
+    """The quote rule rests on the template and specifics guards; they run for such a pair
+    whatever the embedding says, and without an embedding model at all."""
+    ix = make_indexer(embedder=TableEmbedder(EMBEDDER) if embedder else None)
+    evidence, verdict = ix.compare(warning(1, "7月12日10时", "海淀、昌平", 40), warning(2, "8月3日16时", "房山、门头沟", 50))
+    assert evidence.quoted_chars >= 30, evidence
+    assert verdict is None and (evidence.template or evidence.specifics), evidence
