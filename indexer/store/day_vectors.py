@@ -253,7 +253,7 @@ class DayVectors:
         if not searches:
             return []
         queries = _Queries(searches, self._dims)
-        keys: list[int | None] = [UNDATED, *range(int(queries.first_day.min()), int(queries.last_day.max()) + 1)]
+        keys: list[int | None] = [UNDATED, *_days_in_windows(queries.first_day, queries.last_day)]
         buckets = [(key, self._bucket(key).merge()) for key in keys]
         self._evict(set(keys))
         work = [(key, bucket, asked) for key, bucket in buckets if len(bucket)
@@ -299,6 +299,20 @@ class DayVectors:
             best = np.lexsort((found, -score))[: search.k]
             out.append([(int(found[i]), float(score[i])) for i in best])
         return out
+
+
+def _days_in_windows(first_days: np.ndarray, last_days: np.ndarray) -> list[int]:
+    """The days inside at least one query's window, in order, each once: the union of the windows'
+    day ranges. Not the span from the earliest first day to the latest last day: one article with a
+    stray old date in a batch would load (and hold, past the cache bound) every day in between."""
+    days: list[int] = []
+    reached: int | None = None  # the last day listed so far
+    for first, last in sorted(zip(first_days.tolist(), last_days.tolist())):
+        if reached is not None:
+            first = max(first, reached + 1)
+        days.extend(range(first, last + 1))
+        reached = last if reached is None else max(reached, last)
+    return days
 
 
 def _kth_best(parts: Sequence[tuple[np.ndarray, np.ndarray]], ks: np.ndarray,

@@ -82,8 +82,10 @@ class _Rows:
         self.vecs = np.zeros((0, dims), np.float32)
         self.ts = np.zeros(0)  # nan: undated
         self.days = DayVectors(self.load, dims)
+        self.loaded: list[int | None] = []  # the days the loader was asked for, in order
 
     def load(self, day):
+        self.loaded.append(day)
         pick = np.isnan(self.ts) if day is UNDATED else np.floor(self.ts / DAY_SECONDS) == day
         return np.flatnonzero(pick), np.nan_to_num(self.ts[pick]), self.vecs[pick]
 
@@ -202,15 +204,27 @@ def test_a_batch_of_searches_answers_like_each_search_alone(seed):
     mean *= 0.6 / np.linalg.norm(mean)
     rows = _Rows(dims)
     rows.write(_anisotropic(rng, 2500, dims, mean, 0.8 / np.sqrt(dims)), _dated(rng, 2500, 12, 0.03))
+    # Far-apart windows too (an article dated years off in a batch of today's): rows there, and
+    # days between that no window reaches, which must never be read.
+    far = np.array([-9000.0, -8999.5, 4000.2, 4000.7]) * DAY_SECONDS
+    rows.write(_anisotropic(rng, len(far), dims, mean, 0.8 / np.sqrt(dims)), far)
     searches = []
-    for _ in range(40):
+    for at in range(40):
         q = rows.vecs[rng.integers(len(rows.vecs))] + rng.normal(size=dims) * 0.05
         start = rng.uniform(-DAY_SECONDS, 10 * DAY_SECONDS)
+        if at % 10 == 0:  # every tenth asks for one far row, in a window around it
+            q, start = rows.vecs[2500 + at // 10], far[at // 10] - rng.uniform(0, 0.15) * DAY_SECONDS
         k, floor = [(1, 0.3), (20, 0.3), (20, -1.0), (7, 0.6), (3000, 0.5)][rng.integers(5)]
         searches.append(day_vectors.WindowSearch((q / np.linalg.norm(q)).astype(np.float32), k, floor,
                                                  start, start + rng.uniform(0.2, 6) * DAY_SECONDS))
     batch = rows.days.search_many(searches)
     assert any(batch) and len(batch) == len(searches)
+    asked = [(day_of(s.start), day_of(s.end)) for s in searches]
+    read = rows.loaded.copy()
+    assert len(read) == len(set(read)) and UNDATED in read
+    assert all(any(first <= day <= last for first, last in asked) for day in read if day is not UNDATED)
+    assert {day_of(t) for t in far} <= set(read)
+    assert all(batch[at][0][0] == 2500 + at // 10 for at in range(0, 40, 10))  # the far windows found their rows
     for s, got in zip(searches, batch):
         assert got == rows.days.search(s.vector, s.k, s.min_score, s.start, s.end)
         assert got == rows.check(s.vector, s.k, s.min_score, s.start, s.end)
