@@ -1,4 +1,4 @@
-"""The indexer: featurise a batch, ask the store the three questions, decide, write.
+"""The indexer: featurise a batch, ask the store its questions, decide, write.
 
 It only orchestrates: text rules live in ``cleaning`` and ``features``, the pair comparison in
 ``compare``, which cluster an article joins (and which clusters it bridges) in ``clusters``,

@@ -1,11 +1,12 @@
 """The ``Store`` protocol: the only thing the decision code knows about storage.
 
-A store answers three questions, each asked for a whole batch at once so that a remote store can
+A store answers four questions, each asked for a whole batch at once so that a remote store can
 send one request per batch (Elasticsearch ``_msearch``):
 
 * ``find_exact``   term lookup of content MD5s;
 * ``find_band_candidates``  articles sharing any SimHash band key (Hamming is checked by the caller);
-* ``knn``          nearest stored embeddings with a time-window filter and a similarity floor.
+* ``knn``          nearest stored embeddings with a time-window filter and a similarity floor;
+* ``find_same_title``  the newest articles under one cleaned headline (its MD5) in a time window.
 
 and stores batches of decided articles. Writes are idempotent by article id: writing an id that is
 already stored keeps the stored article (first write wins), so retries never change a decision.
