@@ -124,6 +124,15 @@ def _window_sql(window: TimeWindow) -> tuple[str, list]:
     return (" AND " + " AND ".join(clauses)) if clauses else "", args
 
 
+def _add_to_graph(ann, vectors: np.ndarray, labels: np.ndarray) -> None:
+    """Add rows to an HNSW graph, growing it first when they would not fit."""
+    needed = ann.get_current_count() + len(labels)
+    capacity = ann.get_max_elements()
+    if needed > capacity:
+        ann.resize_index(max(needed, capacity * 2))
+    ann.add_items(vectors, labels)
+
+
 class SqliteStore:
     """Embedded store in ``directory``. One process writes at a time; reads are thread-safe."""
 
@@ -166,7 +175,9 @@ class SqliteStore:
         self._candidate_rows: OrderedDict[int, StoredArticle] = OrderedDict()
         self._data_version = None  # PRAGMA data_version when the cached rows were read
         self._ann = None
-        self._ann_max_rid = 0
+        self._ann_max_rid = 0  # the highest row given to the graph (the job adding it may still run)
+        self._ann_held_rid = 0  # the highest row the graph surely holds (every addition up to it finished)
+        self._ann_behind = False  # an addition failed: rows past _ann_max_rid are added again from SQLite
         self._ann_count = 0  # vectors the index holds, with those being added
         self._unsaved = 0
         # New rows' vectors are added to the HNSW graph on this thread while the next batch is
@@ -212,21 +223,22 @@ class SqliteStore:
             try:
                 meta = json.loads(meta_path.read_text())
                 index.load_index(str(ann_path), max_elements=max(int(meta["capacity"]), 1024))
-                self._ann_max_rid = int(meta["max_rid"])
+                self._ann_max_rid = self._ann_held_rid = int(meta["max_rid"])
                 loaded = True
             except (OSError, ValueError, KeyError, RuntimeError) as exc:
                 log.warning("vector index at %s unreadable (%s); rebuilding it from SQLite", ann_path, exc)
                 index = hnswlib.Index(space="ip", dim=self.vector_dims)
         if not loaded:
             index.init_index(max_elements=1024, M=self._m, ef_construction=self._ef_construction, allow_replace_deleted=False)
-            self._ann_max_rid = 0
+            self._ann_max_rid = self._ann_held_rid = 0
         index.set_ef(self._ef_search)
         self._ann = index
         self._ann_count = index.get_current_count()
         self._catch_up_ann()
 
     def _catch_up_ann(self) -> None:
-        """Add every stored vector the index does not hold yet (rows past ``_ann_max_rid``)."""
+        """Add every stored vector the index does not hold yet (rows past ``_ann_max_rid``), on
+        this thread."""
         added = 0
         while True:
             rows = self._db.execute(
@@ -235,11 +247,15 @@ class SqliteStore:
             ).fetchall()
             if not rows:
                 break
-            self._ann_add([r[0] for r in rows], np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows]))
-            self._ann_wait()
+            _add_to_graph(self._ann, np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows]),
+                          np.asarray([r[0] for r in rows], dtype=np.int64))
+            self._ann_max_rid = self._ann_held_rid = rows[-1][0]
+            self._ann_count = self._ann.get_current_count()
+            self._unsaved += len(rows)
             added += len(rows)
         top = self._db.execute("SELECT COALESCE(MAX(rid), 0) FROM articles").fetchone()[0]
-        self._ann_max_rid = max(self._ann_max_rid, top)
+        self._ann_max_rid = self._ann_held_rid = max(self._ann_max_rid, top)
+        self._ann_behind = False
         if added:
             log.info("vector index caught up with %d stored vectors", added)
             self._save_ann()
@@ -247,27 +263,42 @@ class SqliteStore:
     def _ann_add(self, rids: list[int], vectors: np.ndarray) -> None:
         """Start adding rows to the graph (one addition at a time, in order)."""
         self._ann_wait()
-        ann, labels = self._ann, np.asarray(rids, dtype=np.int64)
-
-        def add() -> None:
-            needed = ann.get_current_count() + len(labels)
-            capacity = ann.get_max_elements()
-            if needed > capacity:
-                ann.resize_index(max(needed, capacity * 2))
-            ann.add_items(vectors, labels)
-
+        # Rows a recovery in that wait already read back from SQLite are not given twice.
+        fresh = np.asarray(rids, dtype=np.int64) > self._ann_max_rid
+        if not fresh.any():
+            return
+        ann, labels, vectors = self._ann, np.asarray(rids, dtype=np.int64)[fresh], vectors[fresh]
         if self._ann_stage is None:
             self._ann_stage = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vector-index")
-        self._ann_job = self._ann_stage.submit(add)
-        self._ann_max_rid = max(self._ann_max_rid, max(rids))
-        self._ann_count += len(rids)
-        self._unsaved += len(rids)
+        self._ann_job = self._ann_stage.submit(_add_to_graph, ann, vectors, labels)
+        # The previous addition finished (waited for above): the graph surely holds its rows.
+        self._ann_held_rid = self._ann_max_rid
+        self._ann_max_rid = max(self._ann_max_rid, int(labels.max()))
+        self._ann_count += len(labels)
+        self._unsaved += len(labels)
 
     def _ann_wait(self) -> None:
-        """Until the graph holds every row given to it; raises what adding them raised."""
+        """Until the graph holds every row given to it. Rows whose addition failed are committed
+        in SQLite: they are added again from there, and only if that fails too is the failure
+        raised, as a StoreError (the daemon retries those), with the graph's marks left where it
+        surely holds every row, so that a later call tries again and no row is skipped for good."""
         job, self._ann_job = self._ann_job, None
         if job is not None:
-            job.result()
+            try:
+                job.result()
+            except Exception as exc:
+                # The graph holds every row up to _ann_held_rid, and none, some or all of the
+                # failed addition's rows (adding a row it holds again only replaces its vector).
+                self._ann_max_rid = self._ann_held_rid
+                self._ann_count = self._ann.get_current_count()
+                self._ann_behind = True
+                log.warning("adding vectors to the graph failed (%s: %s); adding the rows after row %d again from SQLite",
+                            type(exc).__name__, exc, self._ann_held_rid)
+        if self._ann_behind:
+            try:
+                self._catch_up_ann()
+            except Exception as exc:
+                raise StoreError(f"adding stored vectors to the vector index at {self.directory} failed: {exc}") from exc
 
     def _load_day(self, day: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if day is UNDATED:
@@ -472,6 +503,12 @@ class SqliteStore:
         now = datetime.now(timezone.utc).isoformat()
         new_rows: list[tuple[int, float | None, np.ndarray]] = []
         with self._lock:
+            if self._ann is not None and (self._ann_behind or (self._ann_job is not None and self._ann_job.done())):
+                # A graph addition already known to have failed is redone (or raised) before this
+                # write commits anything. One still running is waited for after the commit (the
+                # commit overlaps it); should it fail and its redoing fail too, the StoreError then
+                # follows committed rows, which the day cache holds and the graph is marked behind on.
+                self._ann_wait()
             with self._transaction(f"writing {len(articles)} articles"):
                 for a in articles:
                     vec = None
@@ -503,9 +540,10 @@ class SqliteStore:
             if merges:
                 self._candidate_rows.clear()  # rows of merged clusters changed
             if new_rows and self._ann is not None:
-                self._ann_add([r for r, _, _ in new_rows], np.vstack([v for _, _, v in new_rows]).astype(np.float32))
+                # The day cache first: it cannot fail, and the rows are committed whatever the graph does.
                 for rid, ts, vector in new_rows:
                     self._days.add(rid, ts, np.asarray(vector, dtype=np.float32))
+                self._ann_add([r for r, _, _ in new_rows], np.vstack([v for _, _, v in new_rows]).astype(np.float32))
                 if self._unsaved >= ANN_SAVE_EVERY:
                     self._save_ann()
 

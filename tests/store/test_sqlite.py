@@ -189,3 +189,104 @@ def test_vectors_still_being_added_to_the_graph_are_found_by_the_next_search(tmp
         threading.Timer(0.2, release.set).start()
         [hits] = s.knn([KnnQuery(unit(1), k=1, min_score=0.99)])  # no window: the graph answers
         assert [a.id for a, _ in hits] == ["a1"]
+
+
+class _FailingGraph:
+    """An HNSW graph whose next ``failures`` additions fail, the last of them halfway through
+    (hnswlib adds rows on several threads: a failed call may leave some of its rows added). With
+    ``hold``, the first addition waits for it first (still running when the next write commits)."""
+
+    def __init__(self, graph, failures: int, hold=None):
+        self._graph, self.failures, self.calls, self.hold = graph, failures, 0, hold
+
+    def add_items(self, vectors, labels):
+        self.calls += 1
+        if self.hold is not None and self.calls == 1:
+            self.hold.wait(10)
+        if self.failures:
+            if self.failures == self.calls:  # the last failure (the first when only one)
+                self._graph.add_items(vectors[: len(labels) // 2], labels[: len(labels) // 2])
+            self.failures -= 1
+            raise RuntimeError("simulated failure while adding to the graph")
+        self._graph.add_items(vectors, labels)
+
+    def __getattr__(self, name):
+        return getattr(self._graph, name)
+
+
+def _graph_rids(store) -> set[int]:
+    store._ann_wait()
+    return set(store._ann.get_ids_list())
+
+
+def _stored_rids(store) -> set[int]:
+    return {rid for (rid,) in store._db.execute("SELECT rid FROM articles WHERE vector IS NOT NULL")}
+
+
+def test_a_failed_graph_addition_is_redone_from_sqlite_and_loses_nothing(tmp_path):
+    """The graph takes new vectors on its own thread; when that fails, the next write (or search)
+    must add them again, not skip past them, and the writes themselves succeed."""
+    from datetime import timedelta
+
+    from indexer.store import TimeWindow
+
+    from .test_contract import T0
+
+    window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
+    with open_store(tmp_path) as s:
+        s.write([art(f"a{i}", vector=unit(i)) for i in range(4)])
+        s.knn([KnnQuery(unit(0), k=1, min_score=0.99, window=window)])  # the day is loaded now
+        s._ann_wait()
+        s._ann = _FailingGraph(s._ann, failures=1)
+        s.write([art(f"b{i}", vector=unit(i + 8)) for i in range(6)])  # its addition fails
+        s.write([art(f"c{i}", vector=unit(i + 16)) for i in range(3)])  # sees the failure
+        s.write([art(f"d{i}", vector=unit(i + 24)) for i in range(2)])
+        assert s._ann.calls >= 3 and s._ann.failures == 0
+        assert _graph_rids(s) == _stored_rids(s) and len(_stored_rids(s)) == 15
+        for name, i in [("b0", 8), ("b5", 13), ("c2", 18), ("d1", 25)]:
+            [from_graph] = s.knn([KnnQuery(unit(i), k=1, min_score=0.99)])  # no window: the graph
+            [from_days] = s.knn([KnnQuery(unit(i), k=1, min_score=0.99, window=window)])
+            assert [a.id for a, _ in from_graph] == [a.id for a, _ in from_days] == [name]
+    with open_store(tmp_path) as s:  # the saved graph names only rows it holds
+        assert _graph_rids(s) == _stored_rids(s)
+
+
+def test_a_graph_that_keeps_failing_raises_store_errors_and_catches_up_once_it_works(tmp_path):
+    """While adding to the graph keeps failing, writes raise StoreError (the daemon retries the
+    batch); a write that raised has either committed its rows or none, and once the graph takes
+    vectors again every stored row is in it. The first failure is seen only after the next write
+    committed (its addition still ran then): that write's rows are in the day cache all the same."""
+    import threading
+    from datetime import timedelta
+
+    from indexer.errors import StoreError
+    from indexer.store import TimeWindow
+
+    from .test_contract import T0
+
+    window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
+    with open_store(tmp_path) as s:
+        s.write([art(f"a{i}", vector=unit(i)) for i in range(4)])
+        s.knn([KnnQuery(unit(0), k=1, min_score=0.99, window=window)])  # the day is loaded now
+        s._ann_wait()
+        release = threading.Event()
+        s._ann = graph = _FailingGraph(s._ann, failures=4, hold=release)
+        threading.Timer(0.3, release.set).start()
+        batches = [[art(f"b{n}-{i}", vector=unit(8 + 4 * n + i)) for i in range(3)] for n in range(4)]
+        raised = 0
+        for batch in batches:
+            while True:  # as the daemon does: the same batch again after a StoreError
+                try:
+                    s.write(batch)
+                    break
+                except StoreError:
+                    raised += 1
+                    assert raised < 10
+        assert raised and graph.failures == 0
+        assert len(s.get_many([a.id for batch in batches for a in batch])) == 12
+        assert _graph_rids(s) == _stored_rids(s) and len(_stored_rids(s)) == 16
+        for n, batch in enumerate(batches):
+            for i, a in enumerate(batch):
+                [from_graph] = s.knn([KnnQuery(unit(8 + 4 * n + i), k=1, min_score=0.99)])
+                [from_days] = s.knn([KnnQuery(unit(8 + 4 * n + i), k=1, min_score=0.99, window=window)])
+                assert [b.id for b, _ in from_graph] == [b.id for b, _ in from_days] == [a.id]
