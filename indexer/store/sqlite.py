@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from collections import OrderedDict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterator, NoReturn, Sequence
 
 import numpy as np
 
@@ -74,20 +74,21 @@ CREATE TABLE IF NOT EXISTS bands (
 # Each band row carries its article's fingerprint and time, so a band lookup reads a few index
 # pages, drops collisions (Hamming) and out-of-window rows there, and reads whole articles only for
 # the survivors. At 1M articles the articles table no longer fits the page cache for random reads.
-_MIGRATE_1_TO_2 = """
-ALTER TABLE bands ADD COLUMN simhash INTEGER;
-ALTER TABLE bands ADD COLUMN publish_ts REAL;
-UPDATE bands SET simhash = (SELECT simhash FROM articles a WHERE a.rid = bands.rid),
-                 publish_ts = (SELECT publish_ts FROM articles a WHERE a.rid = bands.rid);
-UPDATE meta SET value = '2' WHERE key = 'schema_version';
-"""
+_MIGRATE_1_TO_2 = (
+    "ALTER TABLE bands ADD COLUMN simhash INTEGER",
+    "ALTER TABLE bands ADD COLUMN publish_ts REAL",
+    "UPDATE bands SET simhash = (SELECT simhash FROM articles a WHERE a.rid = bands.rid), "
+    "publish_ts = (SELECT publish_ts FROM articles a WHERE a.rid = bands.rid)",
+)
 # Schema 3 keeps each article's token count, the one text feature a stored candidate's comparison
 # needs that its row did not hold (it was tokenised again for it). Rows written before have NULL
 # and are tokenised when compared, as before.
-_MIGRATE_2_TO_3 = """
-ALTER TABLE articles ADD COLUMN token_count INTEGER;
-UPDATE meta SET value = '3' WHERE key = 'schema_version';
-"""
+_MIGRATE_2_TO_3 = ("ALTER TABLE articles ADD COLUMN token_count INTEGER",)
+# Each older schema version: the version its upgrade makes, the statements, and what it brings.
+_UPGRADES = {
+    "1": ("2", _MIGRATE_1_TO_2, "fingerprints in band rows"),
+    "2": ("3", _MIGRATE_2_TO_3, "token counts kept"),
+}
 _COLUMNS = (
     "rid, id, url, canonical_url, source, title, content, publish_ts, clean_title, clean_body, title_md5, "
     "body_md5, content_key, simhash, bands, vector, cluster_id, is_canonical, dup_of, dup_reason, score, "
@@ -157,21 +158,24 @@ class SqliteStore:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA busy_timeout=30000")
             self._db.executescript(_SCHEMA)
-            self._migrate()
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(f"cannot open the embedded store at {self.directory}: {exc}") from exc
         self._lock = threading.RLock()
         self.vector_dims = vector_dims
         self._ef_search, self._m, self._ef_construction = ef_search, m, ef_construction
-        self._check_meta(
-            {
-                "schema_version": SCHEMA_VERSION,
-                "vector_dims": str(vector_dims or 0),
-                "embedding_model": embedding_model,
-                "fingerprint_layout": fingerprint_layout,
-                "simhash_bands": str(bands),
-            }
-        )
+        try:
+            self._settle_schema(
+                {
+                    "schema_version": SCHEMA_VERSION,
+                    "vector_dims": str(vector_dims or 0),
+                    "embedding_model": embedding_model,
+                    "fingerprint_layout": fingerprint_layout,
+                    "simhash_bands": str(bands),
+                }
+            )
+        except StoreError:
+            self._db.close()  # refused or failed: nothing of it stays open
+            raise
         self._candidate_rows: OrderedDict[int, StoredArticle] = OrderedDict()
         self._data_version = None  # PRAGMA data_version when the cached rows were read
         self._ann = None
@@ -190,28 +194,34 @@ class SqliteStore:
             self._open_ann()
 
     # ---- schema and ANN lifecycle -------------------------------------------------------------
-    def _migrate(self) -> None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if row and row[0] == "1":
-            log.info("upgrading the embedded store at %s to schema 2 (fingerprints in band rows)", self.directory)
-            self._db.executescript("BEGIN IMMEDIATE;" + _MIGRATE_1_TO_2 + "COMMIT;")
-            row = ("2",)
-        if row and row[0] == "2":
-            log.info("upgrading the embedded store at %s to schema 3 (token counts kept)", self.directory)
-            self._db.executescript("BEGIN IMMEDIATE;" + _MIGRATE_2_TO_3 + "COMMIT;")
-
-    def _check_meta(self, wanted: dict[str, str]) -> None:
-        with self._lock:
+    def _settle_schema(self, wanted: dict[str, str]) -> None:
+        """Record the settings a new store is made with, refuse a store made with other ones, and
+        upgrade an older schema, all in one write transaction that reads the meta table itself:
+        two processes opening a store together can neither both upgrade it (ALTER TABLE fails the
+        second time) nor both record its settings, and a store that is refused is left as it was."""
+        with self._lock, self._transaction(f"opening the embedded store at {self.directory}"):
             stored = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
             if not stored:
                 self._db.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", wanted.items())
                 return
             for key, value in wanted.items():
-                if stored.get(key) != value:
-                    raise StoreSchemaError(
-                        f"the store at {self.directory} was made with {key}={stored.get(key)!r} but the settings "
-                        f"give {value!r}; use another store directory or the settings it was made with"
-                    )
+                if key != "schema_version" and stored.get(key) != value:
+                    self._refuse(key, stored.get(key), value)
+            version = stored.get("schema_version")
+            while version in _UPGRADES:
+                version, statements, what = _UPGRADES[version]
+                log.info("upgrading the embedded store at %s to schema %s (%s)", self.directory, version, what)
+                for statement in statements:
+                    self._db.execute(statement)
+                self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
+            if version != wanted["schema_version"]:
+                self._refuse("schema_version", version, wanted["schema_version"])
+
+    def _refuse(self, key: str, stored: str | None, wanted: str) -> NoReturn:
+        raise StoreSchemaError(
+            f"the store at {self.directory} was made with {key}={stored!r} but the settings "
+            f"give {wanted!r}; use another store directory or the settings it was made with"
+        )
 
     def _open_ann(self) -> None:
         import hnswlib

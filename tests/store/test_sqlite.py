@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 
 import numpy as np
@@ -241,8 +242,8 @@ def test_a_failed_graph_addition_is_redone_from_sqlite_and_loses_nothing(tmp_pat
         s.write([art(f"b{i}", vector=unit(i + 8)) for i in range(6)])  # its addition fails
         s.write([art(f"c{i}", vector=unit(i + 16)) for i in range(3)])  # sees the failure
         s.write([art(f"d{i}", vector=unit(i + 24)) for i in range(2)])
+        assert _graph_rids(s) == _stored_rids(s) and len(_stored_rids(s)) == 15  # (waits for the graph)
         assert s._ann.calls >= 3 and s._ann.failures == 0
-        assert _graph_rids(s) == _stored_rids(s) and len(_stored_rids(s)) == 15
         for name, i in [("b0", 8), ("b5", 13), ("c2", 18), ("d1", 25)]:
             [from_graph] = s.knn([KnnQuery(unit(i), k=1, min_score=0.99)])  # no window: the graph
             [from_days] = s.knn([KnnQuery(unit(i), k=1, min_score=0.99, window=window)])
@@ -290,3 +291,113 @@ def test_a_graph_that_keeps_failing_raises_store_errors_and_catches_up_once_it_w
                 [from_graph] = s.knn([KnnQuery(unit(8 + 4 * n + i), k=1, min_score=0.99)])
                 [from_days] = s.knn([KnnQuery(unit(8 + 4 * n + i), k=1, min_score=0.99, window=window)])
                 assert [b.id for b, _ in from_graph] == [b.id for b, _ in from_days] == [a.id]
+
+
+def _make_schema_2(path) -> None:
+    """A store as schema 2 wrote it: articles without a token count."""
+    with open_store(path) as s:
+        s.write([art("a1", vector=unit(1))])
+        s._db.executescript(
+            "ALTER TABLE articles DROP COLUMN token_count;"
+            "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
+        )
+
+
+def _schema_of(path) -> tuple[str, list[str]]:
+    import sqlite3
+
+    db = sqlite3.connect(path / sqlite_store.DB_FILE)
+    try:
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+        return version, [row[1] for row in db.execute("PRAGMA table_info(articles)")]
+    finally:
+        db.close()
+
+
+class _Rows:
+    """Rows already read from a cursor, answered as the cursor would."""
+
+    def __init__(self, rows):
+        self.rows = rows
+
+    def fetchone(self):
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self):
+        return self.rows
+
+
+class _RacedConnection:
+    """A connection on which, right after its first read of the meta table, another process opens
+    the same store: that one runs to its end (upgrading the store) unless this connection holds
+    the write lock by then, in which case it waits for it (given a second, then this one goes on)."""
+
+    def __init__(self, db, other_open):
+        self._db, self._other_open, self.other = db, other_open, None
+
+    def execute(self, sql, *args):
+        cursor = self._db.execute(sql, *args)
+        if self.other is None and sql.lstrip().upper().startswith("SELECT") and "FROM META" in sql.upper():
+            rows = cursor.fetchall()
+            self.other = threading.Thread(target=self._other_open)
+            self.other.start()
+            self.other.join(1.0)
+            return _Rows(rows)
+        return cursor
+
+    def __getattr__(self, name):
+        return getattr(self._db, name)
+
+
+def test_two_processes_opening_a_schema_2_store_together_upgrade_it_once(tmp_path, monkeypatch):
+    """The schema version is read and the store upgraded in one write transaction: another opener
+    can neither upgrade it between the read and the upgrade (the second ALTER TABLE would fail with
+    "duplicate column name") nor after it."""
+    import sqlite3
+
+    _make_schema_2(tmp_path)
+    connect, raced, others = sqlite3.connect, [], []
+
+    def other_open():
+        try:
+            open_store(tmp_path).close()
+            others.append("opened")
+        except Exception as exc:  # noqa: BLE001 - recorded for the assertion below
+            others.append(exc)
+
+    def connect_once_raced(*args, **kwargs):
+        db = connect(*args, **kwargs)
+        if raced:
+            return db
+        raced.append(_RacedConnection(db, other_open))
+        return raced[0]
+
+    monkeypatch.setattr(sqlite_store.sqlite3, "connect", connect_once_raced)
+    with open_store(tmp_path) as s:
+        assert raced[0].other is not None  # the other opener did run in between
+        raced[0].other.join(30)
+        assert others == ["opened"]
+        assert [a.id for a, _ in s.knn([KnnQuery(unit(1), k=1, min_score=0.99)])[0]] == ["a1"]
+    version, columns = _schema_of(tmp_path)
+    assert version == "3" and columns.count("token_count") == 1
+
+
+def test_an_old_store_made_with_other_settings_is_refused_before_it_is_upgraded(tmp_path):
+    _make_schema_2(tmp_path)
+    with pytest.raises(StoreSchemaError, match="embedding_model"):
+        open_store(tmp_path, model="other")
+    with pytest.raises(StoreSchemaError, match="vector_dims"):
+        open_store(tmp_path, dims=16)
+    version, columns = _schema_of(tmp_path)
+    assert version == "2" and "token_count" not in columns
+    with open_store(tmp_path) as s:  # the settings it was made with still open (and upgrade) it
+        assert s.get_many(["a1"])["a1"].token_count is None
+    assert _schema_of(tmp_path)[0] == "3"
+
+
+def test_a_store_of_a_newer_schema_is_refused_and_left_alone(tmp_path):
+    with open_store(tmp_path) as s:
+        s._db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    with pytest.raises(StoreSchemaError, match="schema_version"):
+        open_store(tmp_path)
+    assert _schema_of(tmp_path)[0] == "4"
