@@ -77,8 +77,8 @@ CREATE TABLE IF NOT EXISTS bands (
 _MIGRATE_1_TO_2 = (
     "ALTER TABLE bands ADD COLUMN simhash INTEGER",
     "ALTER TABLE bands ADD COLUMN publish_ts REAL",
-    "UPDATE bands SET simhash = (SELECT simhash FROM articles a WHERE a.rid = bands.rid), "
-    "publish_ts = (SELECT publish_ts FROM articles a WHERE a.rid = bands.rid)",
+    ("UPDATE bands SET simhash = (SELECT simhash FROM articles a WHERE a.rid = bands.rid), "
+     "publish_ts = (SELECT publish_ts FROM articles a WHERE a.rid = bands.rid)"),
 )
 # Schema 3 keeps each article's token count, the one text feature a stored candidate's comparison
 # needs that its row did not hold (it was tokenised again for it). Rows written before have NULL
@@ -296,7 +296,7 @@ class SqliteStore:
         if job is not None:
             try:
                 job.result()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - whatever the graph raised, the rows are in SQLite
                 # The graph holds every row up to _ann_held_rid, and none, some or all of the
                 # failed addition's rows (adding a row it holds again only replaces its vector).
                 self._ann_max_rid = self._ann_held_rid
