@@ -167,10 +167,9 @@ def hash_fold(group: str, folds: int) -> int:
 def refused_by_guards(evidence: Sequence[PairEvidence], decision) -> np.ndarray:
     """Pairs the hard rules refuse as semantic matches whatever a model says, or that lie outside
     where the semantic checks look (``rules.within_semantic_reach``)."""
-    from .rules import within_semantic_reach  # noqa: PLC0415 - rules imports this module lazily too
+    from .rules import refused_as_semantic, within_semantic_reach  # noqa: PLC0415 - rules imports this module lazily too
 
-    return np.array([bool(ev.template or ev.specifics or ev.title_numbers_conflict) or not within_semantic_reach(ev, decision)
-                     for ev in evidence])
+    return np.array([refused_as_semantic(ev) or not within_semantic_reach(ev, decision) for ev in evidence])
 
 
 def fit_model(x: np.ndarray, y: np.ndarray, groups: Sequence[str], weights: np.ndarray | None = None, l2: float = 1.0,

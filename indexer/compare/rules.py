@@ -254,6 +254,13 @@ def story_template_difference(
     return None
 
 
+def refused_as_semantic(ev: PairEvidence) -> bool:
+    """Whether a hard guard refuses the pair as a semantic match, whatever a score, a learned model
+    or the verifier says: a templated report, conflicting headline figures or event specifics, or
+    a roundup on either side (a roundup is its own story)."""
+    return bool(ev.template or ev.title_numbers_conflict or ev.specifics or ev.roundups)
+
+
 def within_semantic_reach(ev: PairEvidence, decision: DecisionSettings) -> bool:
     """Whether a pair is where the semantic checks look: the ingest pre-check skips candidates
     below the semantic cosine floor, and the event guards (places, specifics, headline frames)
@@ -319,8 +326,7 @@ def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings
             return Verdict(Reason.NEAR, round(ev.containment, 4))
         if quotes_its_story(ev):
             return Verdict(Reason.NEAR, round(ev.containment, 4))
-    # A roundup is its own story: alike in topic to each story it gathers, the same as none of them.
-    if not decision.enabled("semantic") or ev.cosine is None or ev.title_numbers_conflict or ev.specifics or ev.roundups:
+    if not decision.enabled("semantic") or ev.cosine is None or refused_as_semantic(ev):
         return None
     if ev.verifier_cosine is not None:  # a borderline pair the second stage read: its verdict stands
         from .verifier import verifier_verdict  # noqa: PLC0415

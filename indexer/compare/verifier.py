@@ -123,10 +123,10 @@ def settled_by_text(ev: PairEvidence, settings: Settings) -> bool:
 
 def borderline(ev: PairEvidence, settings: Settings) -> bool:
     """Whether the verifier reads this pair (see the module's docstring)."""
-    from .rules import within_semantic_reach  # noqa: PLC0415
+    from .rules import refused_as_semantic, within_semantic_reach  # noqa: PLC0415
 
     d = settings.decision
-    if not d.enabled("semantic") or ev.title_numbers_conflict or ev.specifics or ev.template or ev.roundups:
+    if not d.enabled("semantic") or refused_as_semantic(ev):
         return False
     if not within_semantic_reach(ev, d) or ev.event_score >= d.verifier_max_event:
         return False

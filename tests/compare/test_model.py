@@ -100,3 +100,16 @@ def test_tune_fit_writes_a_model_that_loads(tmp_path):
     assert "headline_pairs" in result.output and "calibration" in result.output
     model = load_model(str(out))
     assert model.about["fitted_on"].startswith("pairs.jsonl: 80 pairs")
+
+
+def test_fitting_leaves_out_the_pairs_judge_refuses_whatever_a_model_says():
+    """Thresholds are picked among the pairs the guards let through: the same guards ``judge``
+    applies before any model (``rules.refused_as_semantic``), a roundup on either side included."""
+    from indexer.compare.model import refused_by_guards
+
+    decision = Settings().decision
+    inside = {"exact": False, "hamming": 30, "short": False, "containment": 0.1, "cosine": 0.8, "title_sim": 0.3,
+              "event_score": 0.7, "title_numbers_conflict": False, "template": None}
+    pairs = [PairEvidence(**inside), PairEvidence(**{**inside, "roundups": 1}),
+             PairEvidence(**{**inside, "specifics": "date differs"}), PairEvidence(**{**inside, "cosine": 0.2})]
+    assert refused_by_guards(pairs, decision).tolist() == [False, True, True, True]
