@@ -13,6 +13,14 @@ An article is a roundup when both of these hold, each alone being too common:
 * its body lists at least ``MIN_ITEMS`` items numbered in sequence at the start of their lines
   (1. / 1、/ 一、/ ① / 【1】 / (1)): a policy or a how-to numbers its points too.
 
+A flash that numbers nothing (its items run on paragraph after paragraph) is told by its headline
+instead, when the headline lists its stories, separated by semicolons:
+
+* at least ``MIN_LISTED_ITEMS`` of them (新西兰一著名景点关闭;刘谦回应春晚换壶;iphone出中国红配色);
+* or two under a flash column's name (物流运输快讯 | 曝软银拟投资满帮集团;阿里拟在泰国...): one
+  story's headline carries a semicolon too (火灾不分季节;两天内萍乡连发两起火灾), and a column's
+  name over one story too (快讯:昆明东川区发生森林火灾).
+
 Pure functions of the cleaned headline and body.
 """
 
@@ -45,6 +53,18 @@ _ROUNDUP_HEADLINE = re.compile(
     r"|(?:\d+|[一二三四五六七八九十]+)\s*[条则](?:要闻|新闻|消息|资讯|快讯|热点)"
 )
 
+# Stories a headline must list, separated by semicolons, to make a roundup by itself; two do
+# under a flash column's name (_FLASH_COLUMN).
+MIN_LISTED_ITEMS = 3
+MIN_LISTED_ITEM_CHARS = 4
+# The cleaning folds the full-width semicolon to ';'.
+_LIST_SEPARATOR = re.compile(r"[;；]")
+_NOT_LETTER = re.compile(r"[\W_]+")
+# A column that gathers the day's short news under its name (物流运输快讯 | ..., 财经速递): with a
+# headline that lists two stories, a flash. Alone such names head single stories (快讯:...).
+# Not 日报 or 资讯: outlets and sites end their names so (人民日报, 凤凰资讯), and tag headlines with them.
+_FLASH_COLUMN = re.compile(_ROUNDUP_HEADLINE.pattern + r"|快讯|速递|速览|播报")
+
 
 def item_numbers(body: str) -> list[int]:
     """The numbers of the items listed at the starts of the body's lines, in order."""
@@ -74,6 +94,18 @@ def longest_numbered_run(numbers: list[int]) -> int:
     return best
 
 
+def listed_items(clean_title: str) -> int:
+    """How many stories the headline itself lists, separated by semicolons (a part of fewer than
+    ``MIN_LISTED_ITEM_CHARS`` letters is a word, not a story: 大风;降温;雨雪)."""
+    parts = _LIST_SEPARATOR.split(clean_title)
+    if len(parts) < 2:
+        return 0
+    return sum(len(_NOT_LETTER.sub("", part)) >= MIN_LISTED_ITEM_CHARS for part in parts)
+
+
 def is_roundup(clean_title: str, clean_body: str) -> bool:
     """Whether the article gathers several stories (see the module docstring)."""
+    listed = listed_items(clean_title)
+    if listed >= MIN_LISTED_ITEMS or (listed >= 2 and _FLASH_COLUMN.search(clean_title)):
+        return True
     return bool(_ROUNDUP_HEADLINE.search(clean_title)) and longest_numbered_run(item_numbers(clean_body)) >= MIN_ITEMS

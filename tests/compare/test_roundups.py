@@ -30,6 +30,25 @@ BRIEFING = rec("brief", "早报｜10月CPI同比上涨2.1%等3条要闻", BRIEFI
 CPI_REPORT = rec("cpi", "10月CPI同比上涨2.1%", CPI)
 CPI_TEASER = rec("cpi-teaser", "10月CPI同比上涨2.1%", lead(CPI) + "\n阅读全文")
 
+# A trade flash (read on the burst tune part): its items run on without numbers or line breaks,
+# its headline lists the first two. It joined a report of its first item as semantic.
+FLASH_TITLE = "物流运输快讯 | 曝日本软银拟10亿美元投资满帮集团;阿里拟在泰国..."
+FLASH_BODY = (
+    "最新获悉，日本软银集团打算向满帮集团投资10亿美元，后者正寻求募集5亿美元到10亿美元资金以实现扩张。"
+    "知情人士透露，满帮集团正寻求募集5亿美元到10亿美元的资金，以帮助该公司在中国日益增长的物流市场扩展业务，"
+    "不过融资金额和参与的投资者都还没有确定。消息还称，如果满帮集团能够筹集到5亿美元，此次注资将给予公司大约50亿美元的估值。"
+    "据外媒报道，泰国工业部近日表示，中国电商巨头阿里巴巴集团创始人及董事会主席马云将在3月30日访问泰国，"
+    "并宣布该集团对泰国政府东部经济走廊计划的未来投资。阿里巴巴集团计划在泰国建立一个物流中心，来支撑其在整个东南亚的电商运行。"
+    "德国戴姆勒公司已经在美国的公共道路上启动了卡车排队试验，并将通过配对评估其在两条全新连接的卡车挂车组合上的技术。"
+)
+FLASH = rec("flash", FLASH_TITLE, FLASH_BODY)
+SOFTBANK_REPORT = rec("softbank", "传软银计划投资中国卡车物流平台满帮:金额达10亿美元", (
+    "新浪科技讯北京时间3月26日晚间消息，《华尔街日报》援引消息人士的说法称，软银计划向中国的移动货运平台满帮集团投资10亿美元。"
+    "满帮集团此前获得了腾讯，以及马云联合创立的一家私募股权公司的投资。满帮集团利用移动平台去匹配卡车司机和货主。"
+    "消息人士称，满帮集团计划融资5亿到10亿美元，在中国快速增长的物流市场进行扩张。融资额和参投的投资方都尚未敲定。"
+    "不过，如果满帮集团融资5亿美元，那么估值将达到约50亿美元。软银拒绝对此置评。"
+))
+
 
 @pytest.mark.parametrize("title,body", [
     ("早报｜10月CPI同比上涨2.1%等3条要闻", BRIEFING_BODY),
@@ -37,6 +56,9 @@ CPI_TEASER = rec("cpi-teaser", "10月CPI同比上涨2.1%", lead(CPI) + "\n阅读
     ("今日要闻速览", "①泸定发生地震\n②南京购物中心火灾\n③统计局发布物价数据\n④股市收涨"),
     ("本周新闻汇总", "【1】泸定发生地震\n【2】南京购物中心火灾\n【3】统计局发布物价数据"),
     ("每日5条新闻", "一、泸定发生地震\n二、南京购物中心火灾\n三、统计局发布物价数据"),
+    # flashes that number nothing: the headline lists the stories
+    (FLASH_TITLE, FLASH_BODY),
+    ("新西兰一著名景点关闭;刘谦回应春晚换壶;iphone出中国红配色", "iphone又出中国红配色。刘谦在微博上回应质疑。"),
 ])
 def test_briefings_are_roundups(title, body):
     assert is_roundup(title, body)
@@ -56,6 +78,12 @@ def test_briefings_are_roundups(title, body):
     ("要闻", "1. 一\n3. 三\n5. 五"),
     ("要闻", "1.5亿元投入改造\n2.3万户受益\n3.1公里新路"),
     ("", ""),
+    # one story's headline in two clauses; a flash column's name over one story; an outlet's name
+    ("火灾不分季节;两天内 萍乡连发两起火灾", "两天内萍乡连发两起火灾。"),
+    ("快讯:云南昆明东川区发生森林火灾 70人正参与扑救", "东川区发生森林火灾。"),
+    ("人民日报:火灾不分季节;两天内萍乡连发两起火灾", "两天内萍乡连发两起火灾。"),
+    # words, not stories
+    ("大风;降温;雨雪", "明日全市大风降温。"),
 ])
 def test_single_stories_are_not_roundups(title, body):
     assert not is_roundup(title, body)
@@ -75,6 +103,15 @@ def test_a_roundup_matches_none_of_its_stories(make_indexer):
     assert verdict is None
     evidence, verdict = ix.compare(BRIEFING, CPI_REPORT)
     assert evidence.roundups == 1 and verdict is None, evidence
+
+
+def test_a_flash_matches_none_of_its_stories(make_indexer):
+    ix = make_indexer()
+    evidence, verdict = ix.compare(FLASH, SOFTBANK_REPORT)
+    assert evidence.roundups == 1 and verdict is None, evidence
+    copy = rec("flash-copy", "[视频]" + FLASH_TITLE + "——齐鲁晚报", "字号：大 中 小 打印\n" + FLASH_BODY)
+    evidence, verdict = ix.compare(FLASH, copy)
+    assert evidence.roundups == 2 and verdict is not None and verdict.reason.value in ("exact", "near"), evidence
 
 
 def test_a_roundup_matches_its_own_copies(make_indexer):
