@@ -81,6 +81,41 @@ def test_same_kind_of_news_in_two_places_is_two_events():
     assert place_conflict(a, "北京：学生食物中毒事件调查结果公布。", a, c) is None
 
 
+def test_cities_rjieba_does_not_tag_as_places_still_place_a_report():
+    from indexer.compare.rules import lead_places, place_conflict
+
+    # rjieba tags 焦作 a noun and 清远 an adjective; 临沂 it tags ns.
+    assert {"焦作"} <= lead_places(HOSPITAL_JIAOZUO[0]) and {"清远"} <= lead_places("清远一男子肇事逃逸致人死亡")
+    a, b = "。".join(HOSPITAL_JIAOZUO), "。".join(HOSPITAL_LINYI)
+    assert place_conflict(HOSPITAL_JIAOZUO[0], HOSPITAL_LINYI[0], a, b).startswith("places differ")
+    # A city name that is another word first (来宾 a guest, 阿里 the company) places nothing.
+    assert lead_places("来宾参观了展览") == set() and "阿里" not in lead_places("阿里拟在泰国建物流中心")
+
+
+# Two complaints about two private hospitals in two cities, written from one template of
+# grievance (read on the traditional tune part: joined as semantic, event score 0.62).
+HOSPITAL_JIAOZUO = (
+    "曝焦作当代医院黑心骗子坑人医院!谋财害命,患者成天后悔",
+    "今年原来想要一个小孩,媳妇认为公立医院做b超排队对照厉害,就想去焦作当代医院做查看,没想到,这便是一个恶梦的开端。"
+    "媳妇来到焦作当代医院,抉择的医师是什么著名妇科大夫,查看完了说卵巢查出一个肿瘤,让医治三个疗程,每个疗程十天,每天一千块。"
+    "后来我把做的b超找到其他大夫看了一下,说那是一个优质卵泡,根本不是肿瘤,这家医院就是坑人。",
+)
+HOSPITAL_LINYI = (
+    "网友举报:临沂现代医院黑心骗子医院 黑心钱赚了你们会有报应的!",
+    "2016年我觉得是我最抑郁,最倒运的一年;格外是被临沂现代医院这黑医院骗了8千多块后毫无成果!"
+    "跟女朋友一起差不多大半年没避孕,也没怀孕过,所以心里比较慌张,决议找家医院查看;8月份我到临沂现代医院查看精液。"
+    "做了精液查看和b超后,早已花掉500块,医师一初步就直接让我吃药,说要吃3个月要1万多,都是些贵重中草药。",
+)
+
+
+def test_complaints_about_hospitals_in_two_cities_are_two_stories(make_indexer):
+    from tests.test_pipeline import rec
+
+    ix = make_indexer()
+    evidence, verdict = ix.compare(rec("jiaozuo", *HOSPITAL_JIAOZUO), rec("linyi", *HOSPITAL_LINYI))
+    assert verdict is None and evidence.template and evidence.template.startswith("places differ"), evidence
+
+
 def test_a_run_of_figures_replaced_by_figures_is_a_template():
     a = "双色球第2024115期开奖结果公布。红球号码为01 05 12 18 22 30，蓝球号码为07。"
     b = "双色球第2024115期开奖结果公布。红球号码为03 09 13 19 25 31，蓝球号码为11。"

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import rjieba
 
 from ..settings import DecisionSettings, SimhashSettings
+from .specifics import CITY_NAMES
 
 if TYPE_CHECKING:
     from .evidence import PairEvidence
@@ -108,12 +109,17 @@ def _mostly_numbers(words) -> bool:
 _PLACE_TAGS = {"ns"}
 
 
+def lead_places(lead: str) -> set[str]:
+    """The places a lead names: rjieba's ``ns`` words, and the cities it tags as something else
+    (焦作 a noun, 清远 an adjective) found as whole words."""
+    return {w for w, f in _tagged(lead) if len(w) >= 2 and (f in _PLACE_TAGS or w in CITY_NAMES)}
+
+
 def place_conflict(lead_a: str, lead_b: str, text_a: str, text_b: str) -> str | None:
     """Both leads (headline and first sentence) name places and neither article mentions any of
     the other's: the same kind of news (a fire, a food poisoning, a police campaign) in two places
     is two events."""
-    places_a = {w for w, f in _tagged(lead_a) if f in _PLACE_TAGS and len(w) >= 2}
-    places_b = {w for w, f in _tagged(lead_b) if f in _PLACE_TAGS and len(w) >= 2}
+    places_a, places_b = lead_places(lead_a), lead_places(lead_b)
     if places_a and places_b and not any(p in text_b for p in places_a) and not any(p in text_a for p in places_b):
         return f"places differ: {sorted(places_a)} vs {sorted(places_b)}"
     return None

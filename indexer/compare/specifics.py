@@ -387,9 +387,12 @@ def _figures_at(text: str) -> list[tuple[int, Figure]]:
 
 # Provinces, prefecture-level cities, countries and regions: coarser than an event's place. Two
 # reports naming the same city say nothing about whether they report one event.
-_COARSE_NAMES = frozenset("""
+_PROVINCES = frozenset("""
 北京 天津 上海 重庆 河北 山西 辽宁 吉林 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北 湖南 广东 海南 四川 贵州 云南
 陕西 甘肃 青海 台湾 内蒙古 广西 西藏 宁夏 新疆 香港 澳门
+""".split())
+# Prefecture-level cities (and Taiwan's).
+_CITIES = frozenset("""
 石家庄 唐山 秦皇岛 邯郸 邢台 保定 张家口 承德 沧州 廊坊 衡水 太原 大同 阳泉 长治 晋城 朔州 晋中 运城 忻州 临汾 吕梁
 呼和浩特 包头 乌海 赤峰 通辽 鄂尔多斯 呼伦贝尔 巴彦淖尔 乌兰察布 兴安 锡林郭勒 阿拉善 沈阳 大连 鞍山 抚顺 本溪 丹东
 锦州 营口 阜新 辽阳 盘锦 铁岭 朝阳 葫芦岛 长春 四平 辽源 通化 白山 松原 白城 延边 哈尔滨 齐齐哈尔 鸡西 鹤岗 双鸭山
@@ -407,6 +410,8 @@ _COARSE_NAMES = frozenset("""
 张掖 平凉 酒泉 庆阳 定西 陇南 临夏 甘南 西宁 海东 海北 黄南 果洛 玉树 海西 银川 石嘴山 吴忠 固原 中卫 乌鲁木齐
 克拉玛依 吐鲁番 哈密 昌吉 博尔塔拉 巴音郭楞 阿克苏 克孜勒苏 喀什 和田 伊犁 塔城 阿勒泰 石河子 台北 新北 桃园 台中
 台南 高雄 基隆 新竹 嘉义
+""".split())
+_COARSE_NAMES = _PROVINCES | _CITIES | frozenset("""
 中国 美国 日本 韩国 朝鲜 英国 法国 德国 俄罗斯 意大利 西班牙 加拿大 澳大利亚 印度 巴基斯坦 阿富汗 伊拉克 伊朗 以色列
 巴勒斯坦 土耳其 埃及 泰国 越南 菲律宾 印度尼西亚 印尼 马来西亚 新加坡 缅甸 巴西 墨西哥 阿根廷 南非 尼日利亚 乌克兰
 叙利亚 沙特 也门 索马里 孟加拉 尼泊尔 斯里兰卡 新西兰 荷兰 比利时 瑞士 瑞典 挪威 芬兰 丹麦 波兰 希腊 葡萄牙 奥地利
@@ -414,6 +419,13 @@ _COARSE_NAMES = frozenset("""
 全国 国内 海外 境外 内地 大陆 华北 华东 华南 华中 西南 西北 东北 中原 江南 珠三角 长三角 京津冀 亚洲 欧洲 非洲 美洲
 拉美 中东 东南亚 南方 北方 沿海 全省 全市 全县 本市 本省 当地 各地 中华 祖国 北京时间
 """.split())
+# City names that running text uses as words of another kind more often (来宾 a guest, 阿里 the
+# company, 白银 silver, 日照 sunshine, 朝阳 the morning sun, 安康 good health).
+_CITY_HOMOGRAPHS = frozenset("来宾 阿里 白银 日照 朝阳 安康 大同 长治 白山 黑河 兴安 通化 普洱 红河 文山 山南 中卫 天门 三明 吉安 海东 海北 海西 黄南 玉树 德宏".split())
+# The cities a headline or lead can be told by, as whole words (``rules.place_conflict``).
+CITY_NAMES = _CITIES - _CITY_HOMOGRAPHS
+
+
 # Endings of an administrative name at city level or above (南京市, 江苏省, 延边朝鲜族自治州).
 _COARSE_ENDINGS = ("省", "市", "自治区", "自治州", "州", "盟", "地区", "特别行政区")
 # Endings of a place finer than a city, longest first so 小区 is read before 区. Districts and
