@@ -614,6 +614,17 @@ def people_in(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def headline_people(title: str) -> list[str]:
+    """The people a headline names in full: three-character rjieba ``nr`` words that open with a
+    common surname (郑炳松, 杨光富). Whom a headline names is whom the story is about; shorter
+    ``nr`` words are too often other words (道德, 高达, 西岳), and so are those ending like a place
+    (夏邑县, 高新区)."""
+    return list(dict.fromkeys(
+        w for w, tag, _ in _tokens(title)
+        if tag in ("nr", "nrfg", "nrt") and len(w) == 3 and w[0] in _SURNAMES and not w.endswith(_ALL_ENDINGS)
+    ))
+
+
 # ---- one report's specifics and the comparison ----------------------------------------------------
 
 
@@ -627,6 +638,7 @@ class Specifics:
     dates: tuple[EventDate, ...] = ()
     figures: tuple[Figure, ...] = ()
     people: tuple[str, ...] = ()
+    headline_people: tuple[str, ...] = ()
     all_dates: tuple[EventDate, ...] = ()
     all_figures: tuple[Figure, ...] = ()
     text: str = ""
@@ -667,6 +679,7 @@ def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime 
                                   if at < len(lead) and not dateline and _could_be_the_event(d, publish_time))),
         figures=tuple(dict.fromkeys(f for at, f in figures if at < len(lead))),
         people=tuple(people_in(lead)),
+        headline_people=tuple(headline_people(clean_title)),
         all_dates=tuple(dict.fromkeys(d for _, _, d in dates)),
         all_figures=tuple(dict.fromkeys(f for _, f in figures)),
         text=f"{clean_title}\n{clean_body[:TEXT_CHARS]}",
@@ -750,4 +763,5 @@ def specifics_conflict(a: Specifics, b: Specifics) -> str | None:
         or _place_conflict(a, b)
         or _figure_conflict(a, b)
         or _names_conflict("people", _anonymised(a.people), _anonymised(b.people), a.text, b.text)
+        or _names_conflict("headline people", a.headline_people, b.headline_people, a.text, b.text)
     )

@@ -14,6 +14,7 @@ from indexer.compare.specifics import (
     dates_in,
     extract_specifics,
     figures_in,
+    headline_people,
     headline_places,
     places_in,
     specifics_conflict,
@@ -157,6 +158,40 @@ def test_different_anonymised_people_conflict():
     c = spec("男子持刀伤人被刑拘", "犯罪嫌疑人王某某因琐事持刀将邻居砍伤。")
     assert specifics_conflict(a, b) == "people differ: 王某 vs 李某"
     assert specifics_conflict(a, c) is None
+
+
+# Two criminal judgments of one county court (read on the traditional tune part: joined as
+# semantic, event score 0.62): one document frame, the defendants named in the headlines.
+JUDGMENT_YANG = (
+    "杨光富、李锦蓬走私、贩卖、运输、制造毒品二审刑事判决书 福建省...",
+    "上诉人(原审被告人)杨光富,男,1967年3月18日出生于福建省浦城县,汉族,初中文化,无业,户籍地福建省浦城县,暂住地福建省福州市。"
+    "因涉嫌犯贩卖毒品罪于2013年3月4日被刑事拘留,同年4月10日被逮捕。上诉人(原审被告人)李锦蓬,男,1980年11月24日出生于广东省陆丰市。",
+)
+JUDGMENT_ZHENG = (
+    "郑炳松危险驾驶一审刑事判决书",
+    "福建省浦城县人民法院刑事判决书。公诉机关福建省浦城县人民检察院。被告人郑炳松,男,1972年10月9日出生于福建省浦城县,汉族,小学文化,农民。"
+    "因涉嫌犯危险驾驶罪于2018年1月12日被浦城县公安局刑事拘留,同月15日被浦城县公安局取保候审。",
+)
+
+
+def test_headlines_naming_different_people_conflict():
+    assert headline_people(JUDGMENT_YANG[0]) == ["杨光富", "李锦蓬"] and headline_people(JUDGMENT_ZHENG[0]) == ["郑炳松"]
+    # Published years later (as the documents are posted): their dates are background, not the
+    # event's, and only the names tell the two apart.
+    when = datetime(2024, 7, 3, 9, tzinfo=CST)
+    yang, zheng = spec(*JUDGMENT_YANG, when), spec(*JUDGMENT_ZHENG, when)
+    assert specifics_conflict(yang, zheng) == "headline people differ: 杨光富、李锦蓬 vs 郑炳松"
+    # Another headline over the same person's case, or one naming a second person the other
+    # report mentions, is no conflict.
+    retitled = spec("浦城一男子醉驾被判刑 郑炳松获刑", JUDGMENT_ZHENG[1], when)
+    assert specifics_conflict(zheng, retitled) is None
+    follow_up = spec("王建华谈郑炳松醉驾案", "浦城县人民法院法官王建华介绍,郑炳松因涉嫌犯危险驾驶罪被刑事拘留。", when)
+    assert specifics_conflict(zheng, follow_up) is None
+
+
+@pytest.mark.parametrize("title", ["夏邑县交通执法:严查超限超载", "成都高新区石板凳镇:宣传信息员集中充电", "男子持刀伤人被刑拘"])
+def test_headlines_without_a_full_name_name_nobody(title):
+    assert headline_people(title) == []
 
 
 def test_no_text_no_conflict_and_other_languages_do_not_break():
