@@ -11,7 +11,9 @@ An article is a roundup when both of these hold, each alone being too common:
 * its headline calls it one (早报, 要闻, 新闻早知道, 新闻汇总, 资讯一览, 3条新闻): single stories carry
   such words too, as a column tag (早报｜北京今日降温);
 * its body lists at least ``MIN_ITEMS`` items numbered in sequence at the start of their lines
-  (1. / 1、/ 一、/ ① / 【1】 / (1)): a policy or a how-to numbers its points too.
+  (1. / 1、/ 一、/ ① / 【1】 / (1)), or heads as many items with labels in brackets (【浙江】...
+  【山东】... 【河南】..., the region or the column of each item, wherever the cleaning left them):
+  a policy or a how-to numbers its points too, a long report heads its parts (【事件经过】).
 
 A flash that numbers nothing (its items run on paragraph after paragraph) is told by its headline
 instead, when the headline lists its stories, separated by semicolons:
@@ -52,6 +54,9 @@ _ROUNDUP_HEADLINE = re.compile(
     r"|(?:新闻|消息|资讯|热点|头条|快讯)(?:汇总|合集|一览|集锦|速览|精选|摘要)"
     r"|(?:\d+|[一二三四五六七八九十]+)\s*[条则](?:要闻|新闻|消息|资讯|快讯|热点)"
 )
+
+# A label in brackets heading an item: a word or a few (a number is an item number, above).
+_ITEM_LABEL = re.compile(r"【([^【】\n\d]{1,8})】")
 
 # Stories a headline must list, separated by semicolons, to make a roundup by itself; two do
 # under a flash column's name (_FLASH_COLUMN).
@@ -103,9 +108,16 @@ def listed_items(clean_title: str) -> int:
     return sum(len(_NOT_LETTER.sub("", part)) >= MIN_LISTED_ITEM_CHARS for part in parts)
 
 
+def item_labels(body: str) -> set[str]:
+    """The different labels in brackets that head parts of the body (【浙江】, 【行业热闻】)."""
+    return set(_ITEM_LABEL.findall(body))
+
+
 def is_roundup(clean_title: str, clean_body: str) -> bool:
     """Whether the article gathers several stories (see the module docstring)."""
     listed = listed_items(clean_title)
     if listed >= MIN_LISTED_ITEMS or (listed >= 2 and _FLASH_COLUMN.search(clean_title)):
         return True
-    return bool(_ROUNDUP_HEADLINE.search(clean_title)) and longest_numbered_run(item_numbers(clean_body)) >= MIN_ITEMS
+    if not _ROUNDUP_HEADLINE.search(clean_title):
+        return False
+    return longest_numbered_run(item_numbers(clean_body)) >= MIN_ITEMS or len(item_labels(clean_body)) >= MIN_ITEMS

@@ -42,6 +42,23 @@ FLASH_BODY = (
     "德国戴姆勒公司已经在美国的公共道路上启动了卡车排队试验，并将通过配对评估其在两条全新连接的卡车挂车组合上的技术。"
 )
 FLASH = rec("flash", FLASH_TITLE, FLASH_BODY)
+
+# Regional news of the day (read on the inews tune part): each item headed by its province in
+# brackets, run on without line breaks or numbers.
+ZHENGZHOU_BUS = (
+    "据澎湃新闻报道,2月16日22时许,郑州市公安局桐柏路分局官方微博发布通报称,2月15日18时许,郑州b2路公交车上发生一起乘客抢夺方向盘事件。"
+    "倪某(男,29岁)在乘坐b2路公交车时,因错过下车站点,与公交司机发生争执,两次企图抢夺方向盘,车上乘客配合司机将倪某控制并报警,无人员伤亡。"
+    "目前,倪某因涉嫌危害社会公共安全罪已被刑事拘留,案件正在进一步办理中。"
+)
+REGIONAL_TITLE = "地方新闻精选|浙江一厅官退休15年后落马 郑州男子抢公交车方向"
+REGIONAL_BODY = (
+    "今日有哪些地方新闻值得关注?浙江一厅官退休15年后自首,成退休最久落马官员;郑州男子抢夺公交车方向盘,涉嫌危害社会公共安全罪被刑拘。"
+    "【浙江】一厅官退休15年后自首,成退休最久落马官员据北京青年报报道,2月16日,浙江省纪委监委发布消息,浙江省绍兴市政协原副主席陈建设涉嫌严重违纪违法,"
+    "主动投案自首,目前正在接受纪律审查和监察调查。"
+    "【山东】烟台公益广告牌现“热爱西安”字样,官方回应据澎湃新闻报道,2月2日早,接到居民反映,在辖区青华中学东北门东侧栅栏上有一块公益广告牌,"
+    "其中“烟台市市民文明公约”的内容中出现“热爱西安”字样。办事处立即安排专人到现场查看并进行拆除。"
+    "【河南】郑州男子抢夺公交车方向盘,涉嫌危害社会公共安全罪被刑拘" + ZHENGZHOU_BUS
+)
 SOFTBANK_REPORT = rec("softbank", "传软银计划投资中国卡车物流平台满帮:金额达10亿美元", (
     "新浪科技讯北京时间3月26日晚间消息，《华尔街日报》援引消息人士的说法称，软银计划向中国的移动货运平台满帮集团投资10亿美元。"
     "满帮集团此前获得了腾讯，以及马云联合创立的一家私募股权公司的投资。满帮集团利用移动平台去匹配卡车司机和货主。"
@@ -59,6 +76,8 @@ SOFTBANK_REPORT = rec("softbank", "传软银计划投资中国卡车物流平台
     # flashes that number nothing: the headline lists the stories
     (FLASH_TITLE, FLASH_BODY),
     ("新西兰一著名景点关闭;刘谦回应春晚换壶;iphone出中国红配色", "iphone又出中国红配色。刘谦在微博上回应质疑。"),
+    # items headed by labels in brackets, not numbers
+    (REGIONAL_TITLE, REGIONAL_BODY),
 ])
 def test_briefings_are_roundups(title, body):
     assert is_roundup(title, body)
@@ -84,6 +103,9 @@ def test_briefings_are_roundups(title, body):
     ("人民日报:火灾不分季节;两天内萍乡连发两起火灾", "两天内萍乡连发两起火灾。"),
     # words, not stories
     ("大风;降温;雨雪", "明日全市大风降温。"),
+    # a long report heads its parts in brackets; under a column tag, two labels are not a list
+    ("男子醉驾撞人案一审宣判", "【事件经过】2017年5月,胡某醉驾撞人。【法院判决】判处有期徒刑十个月。【律师说法】量刑适当。"),
+    ("早报|男子醉驾撞人案一审宣判", "【事件经过】2017年5月,胡某醉驾撞人。【法院判决】判处有期徒刑十个月。"),
 ])
 def test_single_stories_are_not_roundups(title, body):
     assert not is_roundup(title, body)
@@ -112,6 +134,13 @@ def test_a_flash_matches_none_of_its_stories(make_indexer):
     copy = rec("flash-copy", "[视频]" + FLASH_TITLE + "——齐鲁晚报", "字号：大 中 小 打印\n" + FLASH_BODY)
     evidence, verdict = ix.compare(FLASH, copy)
     assert evidence.roundups == 2 and verdict is not None and verdict.reason.value in ("exact", "near"), evidence
+
+
+def test_a_labelled_roundup_matches_none_of_its_stories(make_indexer):
+    ix = make_indexer()
+    report = rec("bus", "郑州男子抢夺公交车方向盘被刑拘", ZHENGZHOU_BUS)
+    evidence, verdict = ix.compare(rec("regional", REGIONAL_TITLE, REGIONAL_BODY), report)
+    assert evidence.roundups == 1 and verdict is None, evidence
 
 
 def test_a_roundup_matches_its_own_copies(make_indexer):
