@@ -158,12 +158,16 @@ def _role(bridge: Side, other: Side, ev: PairEvidence, settings: Settings) -> st
 def _merge_reason(side: Side, first: Candidate, second: Candidate, first_cid: str, second_cid: str,
                   view: ClusterView, settings: Settings) -> str | None:
     """Why the clusters of two matches of ``side`` are one story, or None."""
-    if first.verdict.reason in COPY_REASONS and second.verdict.reason in COPY_REASONS:
+    a, b = view.canonical_side(first_cid), view.canonical_side(second_cid)
+    # A roundup matches only copies of itself: a cluster it leads and a cluster a story leads are
+    # one only when their canonicals match, whatever copies link them (a copy of the roundup that
+    # was not told as one can join a report of its first item, and its own copies then bridge).
+    mixed = a is not None and b is not None and a.roundup != b.roundup
+    if not mixed and first.verdict.reason in COPY_REASONS and second.verdict.reason in COPY_REASONS:
         p, q = view.side_of(first.article), view.side_of(second.article)
         if copy_bridge(side, first.evidence, p, second.evidence, q, settings):
             return (f"bridged by a copy of both ({first.verdict.reason.value} to {first.article.id}, "
                     f"{second.verdict.reason.value} to {second.article.id})")
-    a, b = view.canonical_side(first_cid), view.canonical_side(second_cid)
     if a is None or b is None:
         return None
     verdict = judge(compare_sides(a, b, settings), settings.decision, settings.simhash)

@@ -164,3 +164,64 @@ def test_a_correction_waits_for_the_batch_being_decided(make_indexer):
     canonicals = {a.id for a in ix.store.iter_articles() if a.is_canonical}
     assert set(clusters.values()) <= canonicals  # no article in a cluster without its canonical
     assert clusters["cpi-tagged"] == "flood-orig"  # the merge came after the batch and took it along
+
+
+class _Clusters:
+    """A ClusterView over fixed sides: article id -> cluster, cluster -> canonical article id."""
+
+    def __init__(self, sides, cluster_of, canonical_of):
+        self.sides, self._cluster_of, self._canonical_of = sides, cluster_of, canonical_of
+
+    def cluster_of(self, article):
+        return self._cluster_of[article.id]
+
+    def canonical_side(self, cluster_id):
+        return self.sides[self._canonical_of[cluster_id]]
+
+    def side_of(self, article):
+        return self.sides[article.id]
+
+    def kept_apart(self, a, b):
+        return False
+
+
+def test_copies_do_not_merge_a_roundups_cluster_into_a_storys():
+    """A copy of a roundup that is not told as one (retitled with its first item's headline) can
+    join a report of that item; a later copy of it is then a copy of both clusters' members. A
+    roundup matches only its own copies, so the two clusters stay apart (read on a burst tune seed)."""
+    from types import SimpleNamespace
+
+    from indexer.clusters import Candidate, assign
+    from indexer.compare.evidence import compare_sides
+    from indexer.compare.rules import judge
+    from indexer.compare.sides import Side
+    from indexer.features import text_features
+    from indexer.settings import Settings
+    from tests.compare.test_roundups import FLASH, SOFTBANK_REPORT
+
+    settings = Settings()
+    retitled = "曝日本软银拟10亿美元投资满帮集团"
+
+    def side(rid, title, body):
+        return Side.of(rid, text_features(title, body, settings), None, None)
+
+    sides = {"flash": side("flash", FLASH["title"], FLASH["content"]),
+             "softbank": side("softbank", SOFTBANK_REPORT["title"], SOFTBANK_REPORT["content"]),
+             "retitled": side("retitled", retitled, FLASH["content"])}
+    assert sides["flash"].roundup and not sides["retitled"].roundup and not sides["softbank"].roundup
+    # the retitled copy sits in the report's cluster; the flash leads its own
+    view = _Clusters(sides, {"flash": "flash", "softbank": "softbank", "retitled": "softbank"},
+                     {"flash": "flash", "softbank": "softbank"})
+    arriving = side("copy", retitled, FLASH["content"])
+    candidates = []
+    for rid in ("retitled", "flash"):
+        ev = compare_sides(arriving, sides[rid], settings)
+        candidates.append(Candidate(SimpleNamespace(id=rid, is_canonical=rid == "flash"), ev,
+                                    judge(ev, settings.decision, settings.simhash)))
+    assert [c.verdict.reason.value for c in candidates] == ["exact", "exact"]
+    got = assign(arriving, candidates, view, settings)
+    assert got.merges == []
+    # the same copies between two clusters of one story do merge them
+    plain = _Clusters(sides, {"flash": "other", "softbank": "softbank", "retitled": "softbank"},
+                      {"other": "retitled", "softbank": "softbank"})
+    assert len(assign(arriving, candidates, plain, settings).merges) == 1

@@ -9,7 +9,8 @@
                 two headlines and no conflicting event specifics (places, dates, casualties).
 
 A *roundup* (a briefing gathering several stories, ``compare.roundups``) is a story of its own:
-it matches only an exact or fingerprint-near copy of itself, never one of the stories it quotes.
+it matches only a copy of itself (exact, fingerprint-near, or as long and contained), never one of
+the stories it quotes.
 
 Near and semantic matches are refused when the two texts differ in a way that makes them different
 news although they read alike: a *templated report* (stock moves, weather warnings, prices, lottery
@@ -328,7 +329,8 @@ def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings
         if ev.hamming <= near_limit(ev.short, simhash):
             return Verdict(Reason.NEAR, round(1.0 - ev.hamming / 64.0, 4))
         # A roundup holds each of its stories' leads: holding a story is not being a copy of it.
-        if ev.containment >= decision.near_containment and ev.roundups != 1:
+        # A copy of the roundup itself under another headline (not told as a roundup) is as long.
+        if ev.containment >= decision.near_containment and (ev.roundups != 1 or ev.shingle_ratio >= decision.near_containment):
             return Verdict(Reason.NEAR, round(ev.containment, 4))
         if quotes_its_story(ev):
             return Verdict(Reason.NEAR, round(ev.containment, 4))

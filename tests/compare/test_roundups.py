@@ -157,3 +157,35 @@ def test_a_roundup_starts_its_own_cluster_whatever_the_order(make_indexer):
         assert out["cpi-teaser"].cluster_id == out["cpi"].cluster_id
         assert out["brief"].cluster_id not in (out["cpi"].cluster_id,)
         assert out["brief"].decision is Decision.NEW
+
+
+def test_a_retitled_copy_of_a_roundup_matches_it_and_its_stories_still_do_not():
+    """A copy of the flash under its first item's headline is no roundup by its own headline, yet
+    it is the flash: as long as the flash and contained in it, it is its near copy. A report of one
+    of its items stays apart (read on a burst tune seed: the two copies' clusters stayed split)."""
+    from indexer.compare.evidence import compare_sides
+    from indexer.compare.rules import Reason, judge
+    from indexer.compare.sides import Side
+    from indexer.features import text_features
+    from indexer.settings import Settings
+
+    settings = Settings()
+
+    def side(rid, title, body):
+        return Side.of(rid, text_features(title, body, settings), None, None)
+
+    flash = side("flash", FLASH_TITLE, FLASH_BODY)
+    body = FLASH_BODY.rsplit("。", 2)[0] + "。"  # the last item's closing sentence dropped
+    retitled = side("copy", "最新获悉，日本软银集团打算向满帮集团投资10亿美元", body)
+    assert flash.roundup and not retitled.roundup
+    ev = compare_sides(flash, retitled, settings)
+    assert not ev.exact and ev.hamming > settings.simhash.max_distance  # only containment tells
+    verdict = judge(ev, settings.decision, settings.simhash)
+    assert verdict is not None and verdict.reason is Reason.NEAR
+    report = side("softbank", SOFTBANK_REPORT["title"], SOFTBANK_REPORT["content"])
+    assert judge(compare_sides(flash, report, settings), settings.decision, settings.simhash) is None
+    # a story's lead held by the flash is contained in it, and much shorter: no copy
+    teaser = side("teaser", "日本软银拟10亿美元投资满帮集团", FLASH_BODY.split("。")[0] + "。" + FLASH_BODY.split("。")[1] + "。")
+    ev = compare_sides(flash, teaser, settings)
+    assert ev.containment >= settings.decision.near_containment and ev.roundups == 1
+    assert judge(ev, settings.decision, settings.simhash) is None
