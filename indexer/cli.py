@@ -16,7 +16,8 @@ from typing import Any, Iterator
 import click
 
 from .cli_options import CliError, common_options, config_options, settings_from_options
-from .errors import NewsdedupError
+from .daemon.lease import WriterLease
+from .errors import NewsdedupError, WriterBusy
 from .settings import Settings, describe
 
 log = logging.getLogger("newsdedup")
@@ -89,33 +90,46 @@ def ingest(path: str, store: str | None, config: str | None, sets: tuple[str, ..
                 line = json.dumps(entry)
         reject_file.write(line + "\n")
 
-    with _open_indexer(settings) as indexer, tqdm(desc="ingest", unit=" articles", disable=(not progress) if progress is not None else None, file=sys.stderr) as bar:
-        # Records read and not yet decided, oldest first: the indexer's outcomes come in input order.
-        in_flight: deque[tuple[Any, str]] = deque()
+    # One writer at a time: a daemon (or another ingest) deciding into the same store meanwhile
+    # could make two copies canonical of clusters of their own.
+    try:
+        writer = WriterLease(settings)
+        writer.acquire()
+    except NewsdedupError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        with _open_indexer(settings) as indexer, \
+                tqdm(desc="ingest", unit=" articles", disable=(not progress) if progress is not None else None, file=sys.stderr) as bar:
+            # Records read and not yet decided, oldest first: the indexer's outcomes come in input order.
+            in_flight: deque[tuple[Any, str]] = deque()
 
-        def accepted() -> Iterator[tuple[Any, str]]:
-            for item in read_records(path, fmt):
-                if isinstance(item, Rejected):
-                    reject(item.where, item.reason, item.raw)
-                    continue
-                in_flight.append((item.data, item.where))
-                yield item.data, item.where
+            def accepted() -> Iterator[tuple[Any, str]]:
+                for item in read_records(path, fmt):
+                    if isinstance(item, Rejected):
+                        reject(item.where, item.reason, item.raw)
+                        continue
+                    in_flight.append((item.data, item.where))
+                    yield item.data, item.where
 
-        done_through = None  # where the last record with an outcome came from
-        try:
-            for outcome in indexer.index_stream(accepted()):
-                record, done_through = in_flight.popleft()
-                if outcome.decision is Decision.REJECTED:
-                    reject(done_through, outcome.error or "rejected", record)
-                else:
-                    summary.add(outcome)
-                bar.update(1)
-        except NewsdedupError as exc:
-            place = f"at {in_flight[0][1]}" if in_flight else f"after {done_through}" if done_through else "before the first record"
-            raise CliError(f"indexing stopped {place} (everything before it is stored): {exc}") from None
-        finally:
-            if reject_file is not None:
-                reject_file.close()
+            done_through = None  # where the last record with an outcome came from
+            try:
+                for outcome in indexer.index_stream(accepted()):
+                    record, done_through = in_flight.popleft()
+                    if outcome.decision is Decision.REJECTED:
+                        reject(done_through, outcome.error or "rejected", record)
+                    else:
+                        summary.add(outcome)
+                    bar.update(1)
+                    if not writer.valid():  # a timed lease that could not be renewed (the store down)
+                        raise WriterBusy("the writer lease ran out: another writer may take over the store")
+            except NewsdedupError as exc:
+                place = f"at {in_flight[0][1]}" if in_flight else f"after {done_through}" if done_through else "before the first record"
+                raise CliError(f"indexing stopped {place} (everything before it is stored): {exc}") from None
+            finally:
+                if reject_file is not None:
+                    reject_file.close()
+    finally:
+        writer.release()
     elapsed = time.perf_counter() - started
     _print_summary(summary.counts, rejected, elapsed, rejects)
     if rejected:

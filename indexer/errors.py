@@ -7,6 +7,7 @@
     └── StoreError                         the store refused or failed an operation
         ├── StoreUnavailable               the store cannot be reached right now (safe to retry)
         ├── StoreSchemaError               the store holds data made with other settings (e.g. vector dims)
+        ├── WriterBusy                     another writer (a daemon, an ingest) holds the store's writer lease
         └── BulkWriteError                 some articles of a batch were not written; ``.errors`` keeps them
 
 Dependency errors are translated at the edge (``raise StoreError(...) from exc``) so callers
@@ -51,6 +52,10 @@ class StoreUnavailable(StoreError):
 
 class StoreSchemaError(StoreError):
     """The store was made with incompatible settings (vector dimensions, fingerprint layout)."""
+
+
+class WriterBusy(StoreError):
+    """Another writer holds the store's writer lease (daemon/lease.py); the message names it."""
 
 
 class BulkWriteError(StoreError):

@@ -203,3 +203,21 @@ def test_the_summary_names_merged_clusters(capsys):
     assert "clusters merged: 1" in out
     _print_summary(Counter({"new": 2}), 0, 1.0, "rejects.jsonl")
     assert "merged" not in capsys.readouterr().out
+
+
+def test_ingest_takes_the_writer_lease_and_refuses_while_another_writer_holds_it(tmp_path, news_file):
+    """One writer per store: an ingest into a store a daemon (or another ingest) is writing into
+    stops before it reads a record, naming the holder, and the store is left as it was; the lease
+    is given back when the ingest ends."""
+    from indexer.daemon.lease import FileLease
+
+    store = tmp_path / "store"
+    daemon = FileLease(store / "daemon-writer.lock", owner="host-a:4242:daemon")
+    assert daemon.acquire()
+    r = CliRunner().invoke(main, ["ingest", str(news_file), "--store", str(store)])
+    assert r.exit_code == 1 and "being written by host-a:4242:daemon" in r.output, r.output
+    assert not (store / "articles.sqlite3").exists()  # refused before the store was opened
+    daemon.release()
+    assert run("ingest", news_file, "--store", store).exit_code == 0
+    assert daemon.acquire()  # the ingest let go of it
+    daemon.release()

@@ -21,9 +21,10 @@ import json
 import logging
 import re
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -32,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from ..article import article_from_record
-from ..errors import InvalidArticle, StoreError
+from ..errors import InvalidArticle, StoreError, WriterBusy
 from ..settings import DaemonSettings, Settings
 from ..store.base import ClusterChange, StoredArticle, oldest_other_member
 from .http_limits import ByteBudget
@@ -42,6 +43,7 @@ from .queue import QueueFull
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..pipeline import Indexer
+    from .lease import WriterLease
     from .service import Daemon
 
 log = logging.getLogger(__name__)
@@ -68,6 +70,7 @@ class ServiceContext:
     metrics: DaemonMetrics
     current_indexer: Callable[[], "Indexer | None"]
     daemon: "Daemon | None" = None
+    writer: "WriterLease | None" = None  # ``newsdedup ui``: the store's writer lease, taken for each correction
     body_budget: ByteBudget = field(init=False)
 
     def __post_init__(self) -> None:
@@ -85,6 +88,26 @@ class ServiceContext:
         if self._explainer is None or self._explainer.store is not ix.store:
             self._explainer = Indexer(ix.settings, ix.store, ix.featurizer)
         return self._explainer
+
+    @contextmanager
+    def correcting(self) -> Iterator[None]:
+        """Where a correction may write: in a daemon, while its worker holds the writer lease (a
+        daemon on standby would write beside the one that holds it); in ``newsdedup ui``, while
+        the view holds the lease itself, for that correction (not while a daemon or an ingest
+        writes into the store)."""
+        if self.daemon is not None and not self.daemon.lease_held():
+            raise ApiError(503, "standby: another daemon holds the writer lease; correct in its view", self.retry_after())
+        if self.writer is None:
+            yield
+            return
+        try:
+            self.writer.acquire()
+        except WriterBusy as exc:
+            raise ApiError(409, str(exc)) from None
+        try:
+            yield
+        finally:
+            self.writer.release()
 
     def explain(self, article_id: str, limit: int = 5) -> dict:
         """``Indexer.explain`` for the routes, one explanation at a time."""
@@ -574,7 +597,7 @@ def apply_split(ctx: ServiceContext, cluster_id: str, article_id: str, into: str
     store = indexer.store
     if into == article_id:
         into = None  # "into itself": a cluster of its own
-    with indexer.exclusive():  # no batch decided between reading the cluster and changing it
+    with ctx.correcting(), indexer.exclusive():  # no batch decided between reading the cluster and changing it
         found = store.get_many([x for x in (article_id, into) if x])
         art = found.get(article_id)
         if art is None:
@@ -609,7 +632,7 @@ def apply_merge(ctx: ServiceContext, into: str, source: str, by: str) -> Correct
     store = indexer.store
     if into == source:
         raise ApiError(409, "a cluster cannot be merged into itself")
-    with indexer.exclusive():  # no batch decided between reading the clusters and changing them
+    with ctx.correcting(), indexer.exclusive():  # no batch decided between reading the clusters and changing them
         found = store.get_many([into, source])
         for cid in (into, source):
             if cid not in found or found[cid].cluster_id != cid:

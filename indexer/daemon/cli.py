@@ -124,18 +124,22 @@ def ui(store: str | None, config: str | None, sets: tuple[str, ...], host: str |
     from ..pipeline import Indexer
     from .api import ServiceContext
     from .http_server import HttpServer
+    from .lease import WriterLease
     from .metrics import DaemonMetrics
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     settings, dsettings = load_all(config, store, sets, host, port)
     try:
+        # Corrections take the store's writer lease, one at a time: not while a daemon or an
+        # ingest writes into the store (their decisions read clusters the correction changes).
+        writer = WriterLease(settings)
         indexer = Indexer.open(settings)
     except (NewsdedupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     metrics = DaemonMetrics(lambda: 0.0, lambda: 1.0, lambda: 0.0)
     stop = threading.Event()
     try:
-        server = HttpServer(ServiceContext(settings, dsettings, metrics, lambda: indexer))
+        server = HttpServer(ServiceContext(settings, dsettings, metrics, lambda: indexer, writer=writer))
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         signal.signal(signal.SIGINT, lambda *_: stop.set())
         server.start()

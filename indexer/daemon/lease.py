@@ -29,8 +29,9 @@ import socket
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Iterator, Protocol
 
 log = logging.getLogger(__name__)
 
@@ -330,7 +331,61 @@ def make_lease(kind: str, settings: Any, name: str, ttl: float, owner: str | Non
         alias = cfg.index
 
         def refresh_guarded() -> None:
-            client.indices.refresh(index=alias)
+            client.indices.refresh(index=alias, ignore_unavailable=True)  # none yet: a first ingest makes it
 
         return ElasticsearchLease(EsLeaseBackend(client, lease_index_name(alias)), name, ttl, owner, on_acquire=refresh_guarded)
     return FileLease(Path(settings.store.path) / f"daemon-{name}.lock", owner)
+
+
+class WriterLease:
+    """The store's writer lease for a writer that is not the daemon: ``newsdedup ingest`` holds it
+    for its whole run, ``newsdedup ui`` for each correction. A daemon writing into the same store
+    holds the same lease, so the two never decide and write at once (the daemon waits in standby
+    meanwhile; an ingest or a correction started while a daemon writes is refused with its holder's
+    name). A timed lease (Elasticsearch) is renewed every third of its TTL while held."""
+
+    def __init__(self, settings: Any, owner: str | None = None):
+        d = settings.daemon
+        self.store_path = settings.store.path
+        self._interval = max(0.02, d.lease_ttl_seconds / 3)
+        self._lease = make_lease(d.lease, settings, d.lease_name, d.lease_ttl_seconds, owner)
+        self._stop = threading.Event()
+        self._renewer: threading.Thread | None = None
+
+    def acquire(self) -> None:
+        """Take the lease and keep it renewed; ``WriterBusy`` when another writer holds it."""
+        from ..errors import WriterBusy
+
+        if not self._lease.acquire():
+            raise WriterBusy(f"the store at {self.store_path} is being written by {self._lease.holder() or 'another writer'} "
+                             "(a daemon or another ingest): one writer at a time; use that daemon's API, or wait for it to stop")
+        self._stop = threading.Event()
+        self._renewer = threading.Thread(target=self._renew, args=(self._stop,), name="lease-renew", daemon=True)
+        self._renewer.start()
+
+    def _renew(self, stop: threading.Event) -> None:
+        while not stop.wait(self._interval):
+            try:
+                self._lease.renew()
+            except Exception as exc:  # noqa: BLE001 - store down: the lease runs out on its own, valid() says so
+                log.warning("renewing the writer lease failed: %s", exc)
+
+    def valid(self) -> bool:
+        """Held, and (a timed lease) not about to run out: write only while this holds."""
+        return self._lease.valid()
+
+    def release(self) -> None:
+        if self._renewer is not None:
+            self._stop.set()
+            self._renewer.join()
+            self._renewer = None
+        self._lease.release()
+
+    @contextmanager
+    def held(self) -> Iterator["WriterLease"]:
+        """The lease held for the ``with`` block (``acquire``, then ``release``)."""
+        self.acquire()
+        try:
+            yield self
+        finally:
+            self.release()

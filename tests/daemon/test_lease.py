@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -195,3 +196,39 @@ def test_elasticsearch_lease_on_a_real_server():
             client.indices.delete(index=index, ignore_unavailable=True)
         finally:
             client.close()
+
+
+def test_a_correction_from_the_view_takes_the_writer_lease_and_a_standby_daemon_refuses_one(make_indexer):
+    """``newsdedup ui`` corrects a store under its writer lease, one correction at a time: while a
+    daemon (or an ingest) holds it, a correction answers 409 naming the holder and changes nothing;
+    once it is free the correction is made and the lease given back. A daemon on standby (another
+    daemon holds the lease) refuses corrections with 503: it would write beside the holder."""
+    from types import SimpleNamespace
+
+    from indexer.daemon.api import ApiError, ServiceContext, apply_merge, apply_split
+    from indexer.daemon.lease import WriterLease
+    from indexer.daemon.metrics import DaemonMetrics
+    from tests.test_pipeline import CPI, QUAKE, rec
+
+    ix = make_indexer()
+    ix.index_many([rec("a", "10月CPI同比上涨2.1%", CPI), rec("b", "【快讯】10月CPI同比上涨2.1%", CPI), rec("c", "泸定5.1级地震", QUAKE)])
+    settings = ix.settings
+    metrics = DaemonMetrics(lambda: 0.0, lambda: 1.0, lambda: 0.0)
+    ctx = ServiceContext(settings, settings.daemon, metrics, lambda: ix, writer=WriterLease(settings))
+    daemon = FileLease(Path(settings.store.path) / "daemon-writer.lock", owner="host-a:4242:daemon")
+    assert daemon.acquire()
+    with pytest.raises(ApiError) as refused:
+        apply_split(ctx, "a", "b", None, "editor")
+    assert refused.value.code == 409 and "host-a:4242:daemon" in refused.value.body["error"]
+    assert ix.store.get_many(["b"])["b"].cluster_id == "a"  # unchanged
+    daemon.release()
+    assert apply_split(ctx, "a", "b", None, "editor").cluster_id == "b"
+    assert daemon.acquire()  # the view gave it back
+    daemon.release()
+
+    standby = ServiceContext(settings, settings.daemon, metrics, lambda: ix,
+                             daemon=SimpleNamespace(lease_held=lambda: False))
+    with pytest.raises(ApiError) as refused:
+        apply_merge(standby, "a", "b", "editor")
+    assert refused.value.code == 503
+    assert ix.store.get_many(["b"])["b"].cluster_id == "b"

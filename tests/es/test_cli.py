@@ -143,3 +143,32 @@ def test_es_init_makes_the_change_log_index_and_check_requires_it(cli_env, serve
         assert client.indices.exists(index=log_index)
     finally:
         client.close()
+
+
+def test_ingest_into_elasticsearch_takes_the_writer_lease(cli_env, server, tmp_path):
+    """An ingest into a fresh index takes the lease document beside it (no index to refresh yet is
+    no error) and gives it back; while a daemon holds it, the ingest is refused naming it."""
+    import json
+
+    from indexer.cli import main
+    from indexer.daemon.lease import ElasticsearchLease, EsLeaseBackend, lease_index_name
+    from tests.test_pipeline import CPI
+
+    news = tmp_path / "news.jsonl"
+    news.write_text(json.dumps({"id": "a", "title": "10月CPI同比上涨2.1%", "content": CPI}, ensure_ascii=False) + "\n",
+                    encoding="utf-8")
+    runner = CliRunner()
+    first = runner.invoke(main, ["ingest", str(news), "--rejects", str(tmp_path / "rej.jsonl")])
+    assert first.exit_code == 0 and "new: 1" in first.output, first.output
+    client = make_client([server.url], EsSettings(index=cli_env, **server.auth))
+    try:
+        backend = EsLeaseBackend(client, lease_index_name(cli_env))
+        assert backend.get("writer") is None  # given back
+        daemon = ElasticsearchLease(backend, "writer", 30.0, owner="host-b:77:daemon")
+        assert daemon.acquire()
+        refused = runner.invoke(main, ["ingest", str(news)])
+        assert refused.exit_code == 1 and "being written by host-b:77:daemon" in refused.output, refused.output
+        daemon.release()
+    finally:
+        client.indices.delete(index=lease_index_name(cli_env), ignore_unavailable=True)
+        client.close()
