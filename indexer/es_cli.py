@@ -47,6 +47,7 @@ def _connected(what: str, config: str | None, store: str | None, sets: tuple[str
     ``schema_options``), so ``es init`` makes the index the daemon and ``ingest`` expect. Store
     errors in the block become the command's error; the client is closed after it."""
     from .store.es_config import client_from_settings, translate
+    from .features.embedding import model_name
     from .store.es_schema import build_schema, schema_options
 
     settings = settings_from_options(config, store, sets)
@@ -59,7 +60,7 @@ def _connected(what: str, config: str | None, store: str | None, sets: tuple[str
     vector_dims = _dims(settings, dims)
     client, cfg, target = client_from_settings(settings)
     try:
-        schema = build_schema(cfg, vector_dims=vector_dims, embedding_model=settings.embedding.model, **schema_options(settings))
+        schema = build_schema(cfg, vector_dims=vector_dims, embedding_model=model_name(settings.embedding.model), **schema_options(settings))
         with translate(what, target):
             yield settings, client, schema, target
     except NewsdedupError as exc:

