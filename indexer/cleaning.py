@@ -2,8 +2,8 @@
 
 Everything here is a small pure function of a string. ``clean_title`` and ``clean_body`` give the
 normalised text that the exact hash, SimHash, embedding and the confirmation checks all read, so two
-reposts that differ only in markup, width, script (traditional or simplified characters), regional
-wording (軟體/软件), repost boilerplate or bracketed tags come out equal.
+reposts that differ only in markup, width, script (traditional or simplified characters), repost
+boilerplate or bracketed tags come out equal.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from pathlib import Path
 
 from .html import html_to_text, is_whole_page, page_text
 
@@ -20,9 +19,8 @@ from .html import html_to_text, is_whole_page, page_text
 # by other cleaning would hold keys that the same text no longer gets. Raise it whenever a change
 # gives text that was already cleaned a different clean form. 2: traditional characters folded to
 # simplified; more repost furniture removed. 3: a whole saved page is read as its main content
-# (indexer/html.py); figcaptions are lines of their own. 4: Taiwan and mainland wordings of a word
-# folded to one form (fold_wording), in simplified text too.
-CLEANING_VERSION = "clean4"
+# (indexer/html.py); figcaptions are lines of their own.
+CLEANING_VERSION = "clean3"
 
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
 
@@ -201,9 +199,6 @@ def _unescape_whitespace(match: re.Match) -> str:
 # Japanese and Korean text is never folded: its kanji/hanja are not traditional Chinese, and the
 # converters would write 访问 for 訪問 and 东京 for 東京, forms no Japanese text uses.
 _FOLD_CONFIGS = ("s2t", "tw2s", "hk2s")
-# Words with a Taiwan and a mainland wording, in simplified characters, each with its one form: an
-# OpenCC config over a text dictionary that bench/build_phrase_fold.py makes from OpenCC's own.
-_WORDING_FOLD = Path(__file__).resolve().parent / "data" / "phrase_fold.json"
 # Every ideograph block OpenCC's dictionaries reach (CJK ext. A, unified, compatibility, ext. B-F and
 # the compatibility supplement).
 _IDEOGRAPH_RANGES = ((0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0x20000, 0x2FA1F))
@@ -235,7 +230,6 @@ class _ScriptFolder:
         # ones are checked as a set, and only in text that has an astral ideograph at all.
         self._changed_bmp = re.compile("[" + "".join(c for c in changed if c <= "\uffff") + "]")
         self._changed_astral = frozenset(c for c in changed if c > "\uffff")
-        self.wording = opencc.OpenCC(str(_WORDING_FOLD))
 
     def convert(self, text: str) -> str:
         for converter in self._converters:
@@ -272,18 +266,6 @@ def fold_script(text: str) -> str:
     return folder.convert(text)
 
 
-def fold_wording(text: str) -> str:
-    """Each word that Taiwan and the mainland write differently in one form, in every Chinese text
-    (資訊 and 信息 both as 信息, once characters are folded): a Taiwan repost writes 資訊 for its
-    original's 信息, while a mainland text put in traditional characters writes 資訊 for its own 资讯,
-    so only folding simplified text too lets both copies meet their original. The forms need not be
-    the words a reader would choose (执行 and 运行 are one form): they are features, compared with
-    each other. Japanese or Korean text comes back unchanged."""
-    if not _IDEOGRAPH.search(text) or (_HIRAGANA_OR_HANGUL.search(text) and is_japanese_or_korean(text)):
-        return text
-    return _folder().wording.convert(text)
-
-
 def normalize(text: str) -> str:
     """NFKC (full width to half width, compatibility forms), traditional characters folded to
     simplified, literal \\n escapes as line breaks, lower case, unified spaces."""
@@ -311,9 +293,8 @@ def clean_title(title: str) -> str:
         title = html_to_text(title)
     text = normalize(title).replace("\n", " ")
     stripped = strip_title_tags(text)
-    # A title that is nothing but a tag keeps its text rather than becoming empty. Wording is
-    # folded last: tags and furniture are matched in their own words (资料图, 通讯员).
-    return fold_wording((stripped or text).strip())
+    # A title that is nothing but a tag keeps its text rather than becoming empty.
+    return (stripped or text).strip()
 
 
 def clean_body(content: str) -> str:
@@ -328,7 +309,7 @@ def clean_body(content: str) -> str:
             lines.append(line)
     if lines:
         lines[-1] = _TRAILING_SOURCE.sub("", lines[-1])
-    return fold_wording("\n".join(lines))
+    return "\n".join(lines)
 
 
 def _strip_furniture(line: str, lead: bool) -> str:

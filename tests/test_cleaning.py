@@ -1,6 +1,6 @@
 import time
 
-from indexer.cleaning import clean_body, clean_title, exact_form, fold_wording, normalize
+from indexer.cleaning import clean_body, clean_title, exact_form, normalize
 from indexer.html import html_to_text, is_whole_page, page_text
 
 
@@ -53,7 +53,7 @@ def test_a_whole_page_is_read_as_its_main_content():
     for furniture in ("首页", "网友评论", "上班方便多了", "热点排行", "某明星官宣结婚", "ICP"):
         assert furniture not in text
     body = clean_body(PAGE)
-    assert "今日油价调整" not in body and fold_wording("全自动运行系统") in body
+    assert "今日油价调整" not in body and "全自动运行系统" in body
 
 
 def test_what_counts_as_a_whole_page():
@@ -82,8 +82,7 @@ def test_repost_boilerplate_lines_are_removed():
         "来源：某某日报\n责任编辑：李四\n审核：王五\n点击阅读全文\n分享到微信朋友圈\n"
         "广告\n版权所有，未经授权不得转载\n"
     )
-    # Clean text holds one form of each word with two wordings (运行 here is one of those).
-    assert clean_body(body) == fold_wording("昨日,市政府召开新闻发布会。\n会议通报了一季度经济运行情况。")
+    assert clean_body(body) == "昨日,市政府召开新闻发布会。\n会议通报了一季度经济运行情况。"
 
 
 def test_content_lines_that_mention_sources_are_kept():
@@ -138,7 +137,7 @@ def _originals() -> list[dict]:
         return [json.loads(line) for line in handle][:15]
 
 
-@pytest.mark.parametrize("config", ["s2t", "s2tw", "s2twp", "s2hk"])
+@pytest.mark.parametrize("config", ["s2t", "s2tw", "s2hk"])
 def test_traditional_copies_fold_to_their_simplified_originals(config):
     from indexer.features import text_features
     from indexer.settings import Settings
@@ -389,51 +388,3 @@ def test_interview_questions_are_kept_and_bylines_with_a_colon_removed():
 def test_long_staff_line_is_removed():
     body = STORY + "\n作者:郑欣贾阶生陈若滢摄影:过东海郑欣视频:刘柏阳责编:胡键审校:段新瑞"
     assert clean_body(body) == STORY
-
-
-# ---- wording folding ------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("mainland, taiwan", [
-    ("这款软件的信息安全漏洞", "這款軟體的資訊安全漏洞"),  # 软件/軟體, 信息/資訊
-    ("肯尼亚和坦桑尼亚发生洪灾", "肯亞和坦尚尼亞發生洪災"),  # place names
-    ("公司首席执行官介绍了新接口", "公司執行長介紹了新介面"),
-])
-def test_taiwan_wording_folds_like_its_mainland_original(mainland, taiwan):
-    assert clean_body(taiwan) == clean_body(mainland)
-    assert clean_title(taiwan) == clean_title(mainland)
-
-
-def test_a_mainland_text_in_traditional_characters_keeps_meeting_its_original():
-    # s2t writes 資訊 for the mainland's own 资讯 (information services), the very characters
-    # Taiwan writes for 信息: both sides fold, so neither copy loses its original.
-    for text in ("资讯服务平台上线", "信息服务平台上线", "土库曼斯坦总统访华"):
-        assert clean_body(opencc.OpenCC("s2t").convert(text)) == clean_body(text)
-        assert clean_body(opencc.OpenCC("s2twp").convert(text)) == clean_body(text)
-
-
-def test_a_longer_form_is_not_folded_again_by_a_shorter_word_it_begins_with():
-    # 土库曼 (Taiwan) and 土库曼斯坦 (mainland) are one word: neither may grow (土库曼斯坦斯坦).
-    assert clean_body("土库曼斯坦") == clean_body("土库曼") == fold_wording(fold_wording("土库曼斯坦"))
-
-
-def test_wording_fold_leaves_other_languages_and_plain_text_alone():
-    for text in ("The interface (接口) is new.", "日本の首相は會社を訪問した。", "国家统计局发布数据"):
-        folded = fold_wording(text)
-        assert fold_wording(folded) == folded
-    assert fold_wording("日本の首相は會社を訪問した。") == "日本の首相は會社を訪問した。"
-    assert fold_wording("国家统计局发布数据") == "国家统计局发布数据"
-    assert fold_wording("plain ascii") == "plain ascii"
-
-
-def test_the_wording_table_is_one_form_per_word():
-    from pathlib import Path
-
-    import indexer
-
-    rows = [line.split("\t") for line in
-            (Path(indexer.__file__).parent / "data" / "phrase_fold.txt").read_text(encoding="utf-8").splitlines()]
-    table = dict(rows)
-    assert len(table) == len(rows) > 1000
-    # every form is a word of the table that maps to itself (kept whole by the segmentation)
-    assert all(table.get(form) == form for form in table.values())
-    assert table["资讯"] == table["信息"] and table["软体"] == table["软件"]
