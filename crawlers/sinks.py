@@ -94,9 +94,17 @@ class IndexerSink:
     outputs work without the indexer's heavier dependencies)."""
 
     def __init__(self, settings: Any):
+        from indexer.daemon.lease import WriterLease
         from indexer.pipeline import Indexer
 
-        self._indexer = Indexer.open(settings)
+        # One writer per store, as for `newsdedup ingest`: not while a daemon writes into it.
+        self._writer = WriterLease(settings)
+        self._writer.acquire()
+        try:
+            self._indexer = Indexer.open(settings)
+        except BaseException:
+            self._writer.release()
+            raise
 
     def send(self, records: Sequence[Mapping[str, Any]]) -> list[Delivery]:
         try:
@@ -109,7 +117,10 @@ class IndexerSink:
         ]
 
     def close(self) -> None:
-        self._indexer.close()
+        try:
+            self._indexer.close()
+        finally:
+            self._writer.release()
 
 
 def _decision_value(decision: Any) -> str:

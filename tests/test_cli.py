@@ -221,3 +221,9 @@ def test_ingest_takes_the_writer_lease_and_refuses_while_another_writer_holds_it
     assert run("ingest", news_file, "--store", store).exit_code == 0
     assert daemon.acquire()  # the ingest let go of it
     daemon.release()
+
+
+def test_ingest_into_a_store_path_that_cannot_be_a_directory_is_a_clear_error(tmp_path, news_file):
+    r = CliRunner().invoke(main, ["ingest", str(news_file), "--store", str(news_file / "store")])
+    assert r.exit_code == 1 and "writer lease of the store" in r.output and "Traceback" not in r.output, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit)

@@ -351,12 +351,27 @@ class WriterLease:
         self._lease = make_lease(d.lease, settings, d.lease_name, d.lease_ttl_seconds, owner)
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
+        # One holder at a time in this process: the view's corrections run on a thread pool, and
+        # the lease itself says yes again to the process that holds it.
+        self._holder = threading.Lock()
 
     def acquire(self) -> None:
-        """Take the lease and keep it renewed; ``WriterBusy`` when another writer holds it."""
-        from ..errors import WriterBusy
+        """Take the lease and keep it renewed, waiting for another holder in this process;
+        ``WriterBusy`` when another writer holds it, ``StoreUnavailable`` when the lease cannot be
+        read (Elasticsearch down, the store directory not writable)."""
+        from ..errors import NewsdedupError, StoreUnavailable, WriterBusy
 
-        if not self._lease.acquire():
+        self._holder.acquire()
+        try:
+            got = self._lease.acquire()
+        except NewsdedupError:
+            self._holder.release()
+            raise
+        except Exception as exc:  # noqa: BLE001 - the lease's own I/O (a file lock, Elasticsearch requests)
+            self._holder.release()
+            raise StoreUnavailable(f"taking the writer lease of the store at {self.store_path}: {type(exc).__name__}: {exc}") from exc
+        if not got:
+            self._holder.release()
             raise WriterBusy(f"the store at {self.store_path} is being written by {self._lease.holder() or 'another writer'} "
                              "(a daemon or another ingest): one writer at a time; use that daemon's API, or wait for it to stop")
         self._stop = threading.Event()
@@ -375,11 +390,17 @@ class WriterLease:
         return self._lease.valid()
 
     def release(self) -> None:
-        if self._renewer is not None:
-            self._stop.set()
-            self._renewer.join()
-            self._renewer = None
-        self._lease.release()
+        if self._renewer is None:
+            return  # not held
+        self._stop.set()
+        self._renewer.join()
+        self._renewer = None
+        try:
+            self._lease.release()
+        except Exception as exc:  # noqa: BLE001 - a timed lease runs out on its own; a file lock goes with the process
+            log.warning("giving back the writer lease failed: %s", exc)
+        finally:
+            self._holder.release()
 
     @contextmanager
     def held(self) -> Iterator["WriterLease"]:

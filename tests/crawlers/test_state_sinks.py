@@ -104,3 +104,26 @@ def test_pipeline_cleans_and_drops_with_reasons():
         with pytest.raises(DropArticle) as err:
             pipe.process(article)
         assert err.value.reason == reason
+
+
+def test_indexing_in_process_takes_the_writer_lease(tmp_path):
+    """`newsdedup crawl --store DIR` writes like an ingest: not while a daemon holds the store's
+    writer lease (refused naming it), and it gives the lease back when the crawl closes its sink."""
+    from crawlers.sinks import IndexerSink
+    from indexer.daemon.lease import FileLease
+    from indexer.errors import WriterBusy
+    from indexer.settings import Settings
+
+    settings = Settings().replace(**{"store.path": str(tmp_path / "store"), "embedding.model": "none"})
+    daemon = FileLease(tmp_path / "store" / "daemon-writer.lock", owner="host-c:9:daemon")
+    assert daemon.acquire()
+    with pytest.raises(WriterBusy, match="host-c:9:daemon"):
+        IndexerSink(settings)
+    daemon.release()
+    sink = IndexerSink(settings)
+    assert not daemon.acquire()  # the crawl holds it while it indexes
+    [delivery] = sink.send([{"id": "a", "url": "https://a.example/1", "title": "泸定5.1级地震", "content": "四川泸定发生5.1级地震。" * 5}])
+    assert delivery.status == "new"
+    sink.close()
+    assert daemon.acquire()
+    daemon.release()

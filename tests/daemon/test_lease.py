@@ -232,3 +232,49 @@ def test_a_correction_from_the_view_takes_the_writer_lease_and_a_standby_daemon_
         apply_merge(standby, "a", "b", "editor")
     assert refused.value.code == 503
     assert ix.store.get_many(["b"])["b"].cluster_id == "b"
+
+
+def test_one_writer_lease_object_has_one_holder_at_a_time_in_its_process(tmp_path):
+    """The view's corrections run on a thread pool and share one WriterLease: a second correction
+    waits for the first to give the lease back (the file lock alone says yes again to its own
+    process), and while either holds it no other writer gets it."""
+    import threading
+
+    from indexer.daemon.lease import WriterLease
+    from indexer.settings import Settings
+
+    settings = Settings().replace(**{"store.path": str(tmp_path / "store")})
+    view = WriterLease(settings)
+    daemon = FileLease(tmp_path / "store" / "daemon-writer.lock", owner="daemon")
+    view.acquire()
+    second_holds, second_done = threading.Event(), threading.Event()
+
+    def second() -> None:
+        with view.held():
+            second_holds.set()
+            assert not daemon.acquire()
+        second_done.set()
+
+    t = threading.Thread(target=second)
+    t.start()
+    assert not second_holds.wait(0.3)  # waits while the first holds
+    assert not daemon.acquire()
+    view.release()
+    assert second_done.wait(10)
+    t.join()
+    assert daemon.acquire()  # both gave it back
+    daemon.release()
+    assert [th for th in threading.enumerate() if th.name == "lease-renew"] == []
+
+
+def test_a_lease_that_cannot_be_read_is_a_store_error_naming_the_store(tmp_path):
+    from indexer.daemon.lease import WriterLease
+    from indexer.errors import StoreUnavailable
+    from indexer.settings import Settings
+
+    a_file = tmp_path / "news.jsonl"
+    a_file.write_text("")
+    writer = WriterLease(Settings().replace(**{"store.path": str(a_file / "store")}))
+    with pytest.raises(StoreUnavailable, match="writer lease of the store at .*news.jsonl/store"):
+        writer.acquire()
+    writer.release()  # not held: nothing to give back
