@@ -207,6 +207,12 @@ class DayVectors:
         self._searches = 0  # batches searched so far
         self._last_search: dict[int | None, int] = {}  # the batch that last reached each loaded day
 
+    def clear(self) -> None:
+        """Forget every loaded day: another writer added rows that only the loader will read."""
+        self._buckets.clear()
+        self._held = 0
+        self._last_search.clear()
+
     def add(self, rid: int, ts: float | None, vector: np.ndarray) -> None:
         """A newly written row: appended if its day is loaded (otherwise the loader will see it)."""
         key = UNDATED if ts is None else day_of(ts)

@@ -177,7 +177,7 @@ class SqliteStore:
             self._db.close()  # refused or failed: nothing of it stays open
             raise
         self._candidate_rows: OrderedDict[int, StoredArticle] = OrderedDict()
-        self._data_version = None  # PRAGMA data_version when the cached rows were read
+        self._data_version = None  # PRAGMA data_version when the caches were last known current
         self._ann = None
         self._ann_max_rid = 0  # the highest row given to the graph (the job adding it may still run)
         self._ann_held_rid = 0  # the highest row the graph surely holds (every addition up to it finished)
@@ -192,6 +192,7 @@ class SqliteStore:
         self._days = DayVectors(self._load_day, vector_dims, window_cache_vectors) if vector_dims else None
         if vector_dims:
             self._open_ann()
+        self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]  # what the caches above hold
 
     # ---- schema and ANN lifecycle -------------------------------------------------------------
     def _settle_schema(self, wanted: dict[str, str]) -> None:
@@ -385,12 +386,7 @@ class SqliteStore:
     def _by_rid(self, rids: Sequence[int]) -> dict[int, StoredArticle]:
         """Articles by row id, from the candidate cache where it has them."""
         with self._lock:
-            # Another connection (a person's correction from `newsdedup ui`, another process)
-            # may have changed clusters since the rows were cached: SQLite's data_version moves then.
-            version = self._db.execute("PRAGMA data_version").fetchone()[0]
-            if version != self._data_version:
-                self._candidate_rows.clear()
-                self._data_version = version
+            self._follow_other_writers()
             found = {rid: self._candidate_rows[rid] for rid in rids if rid in self._candidate_rows}
             for rid in found:
                 self._candidate_rows.move_to_end(rid)
@@ -401,6 +397,23 @@ class SqliteStore:
                 while len(self._candidate_rows) > CANDIDATE_ROWS_CACHED:
                     self._candidate_rows.popitem(last=False)
         return found
+
+    def _follow_other_writers(self) -> None:
+        """Another connection committed since this one last looked (SQLite's data_version moves only
+        for other connections' commits): a person's correction from `newsdedup ui`, or an ingest
+        that held the writer lease while this daemon stood by. The cached rows may be stale and the
+        rows written there are in no cache here: the candidate rows and the loaded days are dropped
+        (read again when asked), and the graph adds the rows past the last one it was given before
+        this connection adds its own (else a save would record them as held). The caller holds the lock."""
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        if version == self._data_version:
+            return
+        self._data_version = version
+        self._candidate_rows.clear()
+        if self._days is not None:
+            self._days.clear()
+        if self._ann is not None:
+            self._ann_behind = True
 
     # ---- the Store protocol ------------------------------------------------------------------------
     def get_many(self, ids: Sequence[str]) -> dict[str, StoredArticle]:
@@ -452,6 +465,9 @@ class SqliteStore:
     def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]:
         results: list[list[tuple[StoredArticle, float]]] = [[] for _ in queries]
         with self._lock:
+            self._follow_other_writers()
+            if self._ann is not None and self._ann_behind:
+                self._ann_wait()  # rows another writer added: counted and searchable from here
             if self._ann is None or self._ann_count == 0:
                 return results
             # Windows short enough are answered exactly from the day vectors, the batch's together
@@ -513,6 +529,7 @@ class SqliteStore:
         now = datetime.now(timezone.utc).isoformat()
         new_rows: list[tuple[int, float | None, np.ndarray]] = []
         with self._lock:
+            self._follow_other_writers()
             if self._ann is not None and (self._ann_behind or (self._ann_job is not None and self._ann_job.done())):
                 # A graph addition already known to have failed is redone (or raised) before this
                 # write commits anything. One still running is waited for after the commit (the

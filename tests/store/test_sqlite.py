@@ -401,3 +401,43 @@ def test_a_store_of_a_newer_schema_is_refused_and_left_alone(tmp_path):
     with pytest.raises(StoreSchemaError, match="schema_version"):
         open_store(tmp_path)
     assert _schema_of(tmp_path)[0] == "4"
+
+
+def test_rows_another_writer_added_are_found_and_kept_in_the_graph(tmp_path):
+    """A daemon opens its store, then stands by while an ingest (another connection) writes; once
+    it writes again, its searches find the ingest's rows (its loaded days are read anew) and its
+    graph holds them too: a save after its own rows must not record them as held when they are not."""
+    from datetime import datetime, timezone
+
+    import numpy as np
+
+    from indexer.store.base import KnnQuery, StoredArticle, TimeWindow
+    from indexer.store.sqlite import SqliteStore
+
+    kw = dict(vector_dims=4, embedding_model="m", fingerprint_layout="f", bands=4)
+
+    def art(i):
+        v = np.random.default_rng(i).normal(size=4).astype(np.float32)
+        return StoredArticle(
+            id=f"a{i}", url=f"u{i}", canonical_url=f"u{i}", source="s", title="t", content="c",
+            publish_time=datetime(2020, 1, 1, i, tzinfo=timezone.utc), clean_title="t", clean_body="c",
+            title_md5=f"{i}", body_md5=f"{i}", content_key=f"k{i}", simhash=i, bands=(1, 2, 3, 4),
+            vector=v / np.linalg.norm(v), cluster_id=f"a{i}", is_canonical=True)
+
+    daemon = SqliteStore(tmp_path, **kw)
+    daemon.write([art(0)])
+    window = TimeWindow(datetime(2019, 12, 25, tzinfo=timezone.utc), datetime(2020, 1, 8, tzinfo=timezone.utc))
+    assert len(daemon.knn([KnnQuery(art(0).vector, 10, -1.0, window)])[0]) == 1  # its day is loaded now
+    ingest = SqliteStore(tmp_path, **kw)
+    ingest.write([art(i) for i in range(1, 6)])
+    ingest.close()
+    found = daemon.knn([KnnQuery(art(3).vector, 10, -1.0, window), KnnQuery(art(3).vector, 10, -1.0, TimeWindow())])
+    assert [a.id for a, _ in found[0]][0] == "a3" and len(found[0]) == 6  # the day read anew
+    assert len(found[1]) == 6  # the graph (no window) holds them too
+    daemon.write([art(i) for i in range(6, 9)])
+    daemon.close()
+    again = SqliteStore(tmp_path, **kw)
+    try:
+        assert again.stats().articles == 9 and again._ann.get_current_count() == 9
+    finally:
+        again.close()
