@@ -96,7 +96,8 @@ class ServiceContext:
         the view holds the lease itself, for that correction (not while a daemon or an ingest
         writes into the store)."""
         if self.daemon is not None and not self.daemon.lease_held():
-            raise ApiError(503, "standby: another daemon holds the writer lease; correct in its view", self.retry_after())
+            raise ApiError(503, "this daemon does not hold the writer lease (starting, or standby while another daemon "
+                                "holds it): correct in the writer's view", self.retry_after())
         if self.writer is None:
             yield
             return
