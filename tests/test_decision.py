@@ -185,3 +185,30 @@ def test_contained_agrees_with_containment_at_every_threshold():
         c = containment(small, large)
         for t in (0.0, 0.4, 0.8, 0.95, 1.0, c, np.nextafter(c, 2.0)):
             assert contained(small, large, t) == (c >= t), (trial, t, c)
+
+
+# Two posts of a commentary account around two stories (read on the heldout tune part, seeds 3
+# and 18): one quotes nothing of its story, so its whole text is the account's frame, held word
+# for word by the other post.
+FRAME_OPEN = "编者按：近日，一则消息在网上引发热议。\n据{outlet}消息：\n"
+FRAME_CLOSE = "\n对此，不少网友留言表示关注，也有网友认为应当尽快查明情况。你怎么看？欢迎在评论区留言讨论。"
+PHONE_FIRE_QUOTE = (
+    "“凌晨，手机突然爆炸引起大火，熟睡的一家人来不及反应，瞬间被大火吞噬。经过抢救，3岁的儿子和才1岁多的女儿，"
+    "相继因器官衰竭，不治身亡！妻子头部和上身都烧成重伤，但是后续治疗和康复所需要的费用，又是一笔不小的数目。”"
+)
+
+
+def test_a_post_holding_only_the_frame_of_another_is_no_copy_of_it(make_indexer):
+    from tests.test_pipeline import rec
+
+    ix = make_indexer()
+    empty = rec("empty", "龙陵县召开政府党组脱贫攻坚专题学习会议", FRAME_OPEN.format(outlet="南方都市报") + "“???”" + FRAME_CLOSE)
+    phone = rec("phone", "网友热议：一儿一女当场身亡，手机千万别放这个位置，芜湖人切记!",
+                FRAME_OPEN.format(outlet="大河报") + PHONE_FIRE_QUOTE + FRAME_CLOSE)
+    evidence, verdict = ix.compare(empty, phone)
+    assert evidence.containment >= ix.settings.decision.near_containment and evidence.short, evidence
+    assert verdict is None, (evidence, verdict)
+    # A short copy of the post under its own headline is still its copy.
+    copy = rec("phone-copy", "网友热议：一儿一女当场身亡，手机千万别放这个位置", PHONE_FIRE_QUOTE + FRAME_CLOSE)
+    evidence, verdict = ix.compare(copy, phone)
+    assert verdict is not None and verdict.reason.value == "near", (evidence, verdict)
