@@ -212,3 +212,30 @@ def test_a_post_holding_only_the_frame_of_another_is_no_copy_of_it(make_indexer)
     copy = rec("phone-copy", "网友热议：一儿一女当场身亡，手机千万别放这个位置", PHONE_FIRE_QUOTE + FRAME_CLOSE)
     evidence, verdict = ix.compare(copy, phone)
     assert verdict is not None and verdict.reason.value == "near", (evidence, verdict)
+
+
+# Two dealers' advertisements for one kind of machine in two cities (read on the burst tune part,
+# seed 29: joined as semantic, 0.59): both sell an 英伦风 (British-style) model and both sell to
+# 欧美, which placed neither in the other's city.
+AD_FUMIN = (
+    "富民县周边商场超市投放娃娃机设备经销商",
+    (
+        "摆放在商场超市电影院外观吸引人的娃娃机款式。本公司专业生产:天使爱心熊娃娃机、英伦风娃娃机、苹果屋娃娃机。"
+        "产品已经远销欧美、中东、港澳台等地区。"
+    ),
+)
+AD_YANCHENG = (
+    "盐城市智能兑币娃娃机剪刀机电玩工厂经销商",
+    "娃娃机功能最先进，价格最优!产品远销东南亚、港澳台、欧美等国!本公司专业生产:天使爱心熊娃娃机、英伦风娃娃机。",
+)
+
+
+def test_styles_and_markets_place_no_report():
+    from indexer.compare.rules import lead_places, place_conflict
+
+    assert lead_places("北欧风格的家具，英伦风外套") == set() and lead_places("北京风大") == {"北京"}
+    assert lead_places("产品出口到美国、日本和韩国") == set()
+    assert lead_places("出口美国的产品在上海被查") == {"上海"}
+    a, b = "。".join(AD_FUMIN), "。".join(AD_YANCHENG)
+    assert lead_places(a) == {"富民县"} and lead_places(b) == {"盐城市"}
+    assert place_conflict(a, b, a, b).startswith("places differ")

@@ -108,12 +108,42 @@ def _mostly_numbers(words) -> bool:
 
 
 _PLACE_TAGS = {"ns"}
+# Place words that do not say where the news happened: a style (英伦风格, 北欧风情, 地中海风味; an
+# advertisement's 英伦风娃娃机 is sold anywhere), told by the word after the place (风 alone only
+# before a noun: 北京风大 is the wind in Beijing) ...
+_STYLE_AFTER_PLACE = frozenset({"风格", "风情", "风味", "式", "范儿"})
+_NOUN_TAGS = frozenset({"n", "nz", "ng", "vn", "uj"})
+# ... and the markets a product sells in (远销东南亚、港澳台、欧美等国; 出口到美国、日本和韩国),
+# the places listed after a word of selling.
+_SELLS_TO = frozenset({"远销", "销往", "畅销", "行销", "外销", "销至", "出口"})
+_LIST_JOINERS = frozenset({"、", ",", "，", "和", "及", "与", "以及", "到", "至", "往"})
+_MAX_LISTED_PLACES = 8
+
+
+def _is_style(tokens: tuple[tuple[str, str], ...], k: int) -> bool:
+    after = tokens[k + 1][0] if k + 1 < len(tokens) else ""
+    return after in _STYLE_AFTER_PLACE or (after == "风" and k + 2 < len(tokens) and tokens[k + 2][1] in _NOUN_TAGS)
+
+
+def _is_market(tokens: tuple[tuple[str, str], ...], k: int) -> bool:
+    """Whether the place word at ``tokens[k]`` is listed after a word of selling."""
+    j = k - 1
+    while j >= 0 and k - j <= 2 * _MAX_LISTED_PLACES:
+        word, tag = tokens[j]
+        if word in _SELLS_TO:
+            return True
+        if not (word in _LIST_JOINERS or tag in _PLACE_TAGS or word in CITY_NAMES or tag == "m"):
+            return False
+        j -= 1
+    return False
 
 
 def lead_places(lead: str) -> set[str]:
     """The places a lead names: rjieba's ``ns`` words, and the cities it tags as something else
-    (焦作 a noun, 清远 an adjective) found as whole words."""
-    return {w for w, f in _tagged(lead) if len(w) >= 2 and (f in _PLACE_TAGS or w in CITY_NAMES)}
+    (焦作 a noun, 清远 an adjective) found as whole words; less styles and markets (see above)."""
+    tokens = _tagged(lead)
+    return {w for k, (w, f) in enumerate(tokens)
+            if len(w) >= 2 and (f in _PLACE_TAGS or w in CITY_NAMES) and not _is_style(tokens, k) and not _is_market(tokens, k)}
 
 
 def place_conflict(lead_a: str, lead_b: str, text_a: str, text_b: str) -> str | None:
