@@ -103,6 +103,21 @@ def _slot(words: list[tuple[str, str]]) -> tuple[str, frozenset[str]] | None:
     return None
 
 
+_CHINESE_NUMERALS = "零〇一二两三四五六七八九十百千万亿"
+
+
+@lru_cache(maxsize=4096)
+def _whole_number(number: str) -> re.Pattern:
+    """``number`` not inside a longer number: 2 in 20 or 1.2, 二 in 二十 (1.5 in 1.5万 is whole)."""
+    digits = "0-9" if number[:1].isdigit() else _CHINESE_NUMERALS
+    return re.compile(f"(?<![{digits}.]){re.escape(number)}(?![{digits}]|\\.\\d)")
+
+
+def _states_number(text: str, number: str) -> bool:
+    """Whether ``text`` states ``number`` as a whole number, not as a part of a longer one."""
+    return number in text and _whole_number(number).search(text) is not None
+
+
 def _mostly_numbers(words) -> bool:
     return sum(1 for w, _ in words if _NUMBER.fullmatch(w)) * 2 >= len(words)
 
@@ -168,7 +183,8 @@ def template_difference(
 
     Only true substitutions count: each side's slot words must be absent from the whole other
     text. Trimming, added boilerplate and dropped sentences leave one text's words inside the
-    other's (as substrings), and a number replaced by a non-number (``12日`` -> ``明日``) is a rewording.
+    other's (as substrings; a number as a whole number: the 2 of 20时 is no 2), and a number replaced
+    by a non-number (``12日`` -> ``明日``) is a rewording.
     The alignment reads the first ``diff_chars`` of each text, where templated reports put their slots;
     ``slots`` limits which kinds of substitution count."""
     return _substitution(a[:diff_chars], b[:diff_chars], a, b, max_segment, slots)
@@ -202,7 +218,9 @@ def _substitution(
         if kind_l.split(":")[0] != kind_r.split(":")[0] or (kind_l.startswith("polarity") and kind_l == kind_r):
             continue
         # Substring, not token, membership: segmentation of the same word varies with its context.
-        if any(w in whole_b for w in slot_l) or any(w in whole_a for w in slot_r):
+        # A number is stated only whole: the 2 of 20时 or 第12期 is not a 2.
+        states = _states_number if kind_l == "number" else str.__contains__
+        if any(states(whole_b, w) for w in slot_l) or any(states(whole_a, w) for w in slot_r):
             continue
         if subject_names and kind_l == "name" and (
             all(whole_a.count(w) < 2 for w in slot_l) or all(whole_b.count(w) < 2 for w in slot_r)
