@@ -625,6 +625,20 @@ def headline_people(title: str) -> list[str]:
     ))
 
 
+# A court case's number: （2017）赣01民终2795号, (2018)京0105民初1234号. A judgment is its case's
+# document, and a report of a case cites it; another number is another case.
+_CASE_NUMBER = re.compile(r"[（(]\s*\d{4}\s*[）)]\s*([\u4e00-\u9fff]{1,2}\s*\d{0,6}\s*[\u4e00-\u9fff]{1,6}?\s*\d+\s*号)")
+_SPACES = re.compile(r"\s+")
+
+
+def case_numbers(text: str) -> list[str]:
+    """The case numbers ``text`` states, without their year and spaces (赣01民终2795号): a report
+    that cites a case writes its number so, whatever brackets it puts around the year."""
+    if "号" not in text:
+        return []
+    return list(dict.fromkeys(_SPACES.sub("", m.group(1)) for m in _CASE_NUMBER.finditer(text)))
+
+
 # ---- one report's specifics and the comparison ----------------------------------------------------
 
 
@@ -639,6 +653,7 @@ class Specifics:
     figures: tuple[Figure, ...] = ()
     people: tuple[str, ...] = ()
     headline_people: tuple[str, ...] = ()
+    case_numbers: tuple[str, ...] = ()  # court case numbers in the lead (``case_numbers``)
     all_dates: tuple[EventDate, ...] = ()
     all_figures: tuple[Figure, ...] = ()
     text: str = ""
@@ -680,6 +695,7 @@ def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime 
         figures=tuple(dict.fromkeys(f for at, f in figures if at < len(lead))),
         people=tuple(people_in(lead)),
         headline_people=tuple(headline_people(clean_title)),
+        case_numbers=tuple(case_numbers(lead)),
         all_dates=tuple(dict.fromkeys(d for _, _, d in dates)),
         all_figures=tuple(dict.fromkeys(f for _, f in figures)),
         text=f"{clean_title}\n{clean_body[:TEXT_CHARS]}",
@@ -747,12 +763,21 @@ def _anonymised(people: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(p for p in people if "某" in p)
 
 
+def _case_conflict(a: Specifics, b: Specifics) -> str | None:
+    """Both leads give court case numbers and neither report cites one of the other's: two
+    judgments (or reports of two cases) of one court, written alike."""
+    if not (a.case_numbers and b.case_numbers):
+        return None
+    return _names_conflict("case numbers", a.case_numbers, b.case_numbers, _SPACES.sub("", a.text), _SPACES.sub("", b.text))
+
+
 def specifics_conflict(a: Specifics, b: Specifics) -> str | None:
     """Why two reports cannot be one event, naming the specific that decided, or None.
 
     Only specifics both leads state count, and only when neither report mentions any of the
     other's: a detail one side leaves out, or mentions further down, is no conflict. Checked in
-    order: event dates, places, figures, people (张某 forms). Named organisations decide nothing:
+    order: event dates, places, figures, people (张某 forms), headline people, court case numbers.
+    Named organisations decide nothing:
     independent reports of one event quote different authorities, and rjieba's ``nt`` tag is too
     loose to tell a party to the event from a source. Two cuts of one report
     (``copies_of_one_report``) never conflict."""
@@ -764,4 +789,5 @@ def specifics_conflict(a: Specifics, b: Specifics) -> str | None:
         or _figure_conflict(a, b)
         or _names_conflict("people", _anonymised(a.people), _anonymised(b.people), a.text, b.text)
         or _names_conflict("headline people", a.headline_people, b.headline_people, a.text, b.text)
+        or _case_conflict(a, b)
     )
