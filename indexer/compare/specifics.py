@@ -421,7 +421,7 @@ _COARSE_NAMES = _PROVINCES | _CITIES | frozenset("""
 """.split())
 # City names that running text uses as words of another kind more often (来宾 a guest, 阿里 the
 # company, 白银 silver, 日照 sunshine, 朝阳 the morning sun, 安康 good health).
-_CITY_HOMOGRAPHS = frozenset("来宾 阿里 白银 日照 朝阳 安康 大同 长治 白山 黑河 兴安 通化 普洱 红河 文山 山南 中卫 天门 三明 吉安 海东 海北 海西 黄南 玉树 德宏".split())
+_CITY_HOMOGRAPHS = frozenset("来宾 阿里 白银 日照 朝阳 安康 大同 长治 白山 黑河 兴安 通化 普洱 红河 文山 山南 中卫 天门 三明 吉安 海东 海北 海西 黄南 玉树 德宏 开封 包头".split())
 # The cities a headline or lead can be told by, as whole words (``rules.place_conflict``).
 CITY_NAMES = _CITIES - _CITY_HOMOGRAPHS
 
@@ -622,7 +622,15 @@ def headline_people(title: str) -> list[str]:
     return list(dict.fromkeys(
         w for w, tag, _ in _tokens(title)
         if tag in ("nr", "nrfg", "nrt") and len(w) == 3 and w[0] in _SURNAMES and not w.endswith(_ALL_ENDINGS)
+        and w not in _COARSE_NAMES and not w.endswith(_LANDSCAPE_ENDINGS) and w not in _NOT_PEOPLE
     ))
+
+
+# rjieba tags some places and things as people's names too (石家庄 and 张家界 are cities, 秦皇岛 an
+# island city, 马拉松 a race): a city, a place ending no given name ends with, or a known thing is no
+# person. (江, 山, 海, 峰, 泉 end places and given names alike: 李春江, 王海峰.)
+_LANDSCAPE_ENDINGS = tuple("岛甸港湾")
+_NOT_PEOPLE = frozenset("马拉松".split())
 
 
 # A court case's number: （2017）赣01民终2795号, (2018)京0105民初1234号. A judgment is its case's

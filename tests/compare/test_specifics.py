@@ -392,3 +392,19 @@ def test_judgments_of_two_cases_conflict_on_their_case_numbers():
     assert specifics_conflict(b, extract_specifics(*FIRST_INSTANCE_1234)) is None
     # a copy of a judgment keeps its number
     assert specifics_conflict(a, extract_specifics(JUDGMENT_2795[0] + "_中国裁判文书网", JUDGMENT_2795[1][:80])) is None
+
+
+def test_cities_and_things_rjieba_tags_as_names_are_no_headline_people():
+    """Review finding: 石家庄 (a city) read as a person made a drunk-driving report conflict with
+    the same report naming the driver. Cities, island and port names and a race are no people;
+    given names that end like a river or a hill (李春江, 王海峰) still are."""
+    for title in ("石家庄一男子醉驾撞护栏被刑拘", "张家口举办马拉松", "张家界景区限流", "秦皇岛海滩开放", "曹妃甸港扩建"):
+        assert headline_people(title) == [], title
+    assert headline_people("醉驾撞护栏 王建国被刑拘") == ["王建国"]
+    assert headline_people("李春江当选") == ["李春江"]
+
+
+def test_a_city_that_is_also_a_verb_is_no_lead_place():
+    from indexer.compare.rules import lead_places
+
+    assert "开封" not in lead_places("某品牌婴儿奶粉开封后发现异物，消费者向市场监管部门投诉。")
