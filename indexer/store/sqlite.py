@@ -177,7 +177,6 @@ class SqliteStore:
             self._db.close()  # refused or failed: nothing of it stays open
             raise
         self._candidate_rows: OrderedDict[int, StoredArticle] = OrderedDict()
-        self._data_version = None  # PRAGMA data_version when the caches were last known current
         self._ann = None
         self._ann_max_rid = 0  # the highest row given to the graph (the job adding it may still run)
         self._ann_held_rid = 0  # the highest row the graph surely holds (every addition up to it finished)
@@ -192,7 +191,8 @@ class SqliteStore:
         self._days = DayVectors(self._load_day, vector_dims, window_cache_vectors) if vector_dims else None
         if vector_dims:
             self._open_ann()
-        self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]  # what the caches above hold
+        # PRAGMA data_version when the caches (rows, days, graph) were last known current
+        self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]
 
     # ---- schema and ANN lifecycle -------------------------------------------------------------
     def _settle_schema(self, wanted: dict[str, str]) -> None:
