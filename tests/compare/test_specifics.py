@@ -408,3 +408,48 @@ def test_a_city_that_is_also_a_verb_is_no_lead_place():
     from indexer.compare.rules import lead_places
 
     assert "开封" not in lead_places("某品牌婴儿奶粉开封后发现异物，消费者向市场监管部门投诉。")
+
+
+def test_headlines_naming_different_works_conflict():
+    """Read on the sohu tune pairs: two songs of one singer (好歌好美《张学友-她来听我的演唱会》,
+    好歌好美《张学友-如果这都不算爱》) were one event at cosine 0.83. A work named the same way,
+    named alike (an abbreviation, a misspelling) or mentioned by the other report is no conflict."""
+    from indexer.compare.specifics import headline_works
+
+    assert headline_works("真滴好听《王菲-宽恕-(电视剧《天龙八部03版》片尾曲）》") == ["天龙八部03版"]
+    assert headline_works("《你好，李焕英》票房破30亿") == ["你好李焕英"]
+
+    def works(title, body=""):
+        return extract_specifics(clean_title(title), clean_body(body), None)
+
+    songs = works("好歌好美《张学友-她来听我的演唱会》"), works("好歌好美《张学友-如果这都不算爱》")
+    assert specifics_conflict(*songs) == "works differ: 张学友她来听我的演唱会 vs 张学友如果这都不算爱"
+    assert specifics_conflict(works("《你好，李焕英》成春节档冠军"), works("逆袭！《你好李焕英》总票房超《唐探3》")) is None
+    assert specifics_conflict(works("《浪姐2》首播"), works("《乘风破浪的姐姐2》首播收视第一")) is None
+    assert specifics_conflict(works("《送你一朵小红花》定档"), works("《给你一朵小红花》定档跨年")) is None
+    mentioned = works("《中国银保监会关于进一步规范商业银行互联网贷款业务的通知》发布",
+                      "银保监会发布《中国银保监会关于进一步规范商业银行互联网贷款业务的通知》，细化《办法》要求。")
+    assert specifics_conflict(mentioned, works("《办法》细化：商业银行互联网贷款出资比例不得低于30%")) is None
+    # one side naming no work is no conflict
+    assert specifics_conflict(songs[0], works("张学友演唱会加场")) is None
+
+
+def test_two_episodes_of_one_series_conflict_and_a_rewritten_headline_does_not():
+    """Read on the sohu tune pairs: a drama's, a cartoon's or a show's episodes under one series
+    name (熊出没：…) were one event by the embedding of the series name (cosine 0.65-0.74)."""
+    from indexer.compare.specifics import episode_conflict
+
+    assert episode_conflict("熊出没：熊二想睡觉，熊大用烤鱼排诱惑它，它会上当吗", "熊出没：熊二打开光头强背的坛子，却差点被臭晕")
+    assert episode_conflict("射雕英雄传：郭靖得偿所愿，黄蓉终于答应相见！", "射雕英雄传：郭母替华筝转达话语，竟把自己说哭了")
+    # a series named at the end of its headlines
+    assert episode_conflict("相声就爱看金霏，包袱全场不带停｜笑动剧场", "小沈阳带着媳妇演小品，观众都笑疯了丨笑动剧场")
+    # the same headline trimmed or reworded under its column keeps its words
+    assert episode_conflict("国家卫健委：倡导在工作地过年，严控交通客流", "国家卫健委：倡导在工作地过年") is None
+    assert episode_conflict("北京顺义：局部聚集性疫情基本控制，出租车等将尽快恢复运营", "北京顺义：疫情已基本得到控制") is None
+    # different series, no series, or a date opening a headline
+    assert episode_conflict("熊出没：熊二想睡觉", "喜羊羊：懒羊羊又睡着了") is None
+    assert episode_conflict("熊二想睡觉，熊大用烤鱼排诱惑它", "熊二打开光头强背的坛子") is None
+    assert episode_conflict("2021:郭靖得偿所愿", "2021:熊二打开光头强背的坛子") is None
+    episodes = (extract_specifics("熊出没:熊大熊二请蹦蹦吃坚果,结果却被它偷偷扔掉了", "", None),
+                extract_specifics("熊出没:怪物弄得森林不得安宁,熊大熊二决定找出怪物", "", None))
+    assert specifics_conflict(*episodes).startswith("episodes differ")
