@@ -51,6 +51,12 @@ def test_containment_and_overlap():
     assert title_number_conflict("10月CPI上涨2.1%", "9月CPI上涨2.8%")
     assert not title_number_conflict("10月CPI上涨2.1%", "统计局：10月CPI涨2.1%，食品涨7%")
     assert not title_number_conflict("CPI公布", "10月CPI上涨2.1%")
+    # rounds and episodes: one unit's ordinals sharing no number conflict whatever the subset
+    assert not title_number_conflict("中超第4轮：申花3球取胜", "申花4-3胜泰山")  # {4, 3} within {4, 3}
+    assert title_number_conflict("中超第4轮：申花3球取胜", "中超第18轮：申花4-3胜泰山")
+    assert title_number_conflict("《人世间》第十集剧情", "《人世间》第十二集剧情")
+    assert not title_number_conflict("中超第4轮：申花3-1胜泰山", "申花3比1取胜 中超第4轮综述")
+    assert not title_number_conflict("第4轮战报", "第4期节目单")
 
 
 def test_no_templated_report_is_merged(make_indexer):

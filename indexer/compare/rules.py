@@ -75,11 +75,27 @@ class Verdict:
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
 
+# An ordinal with its unit: the round of a league, the issue of a column, the episode of a series.
+_ORDINAL = re.compile(r"第\s*(\d+|[零〇一二两三四五六七八九十百千]+)\s*(轮|期|届|场|季|集|回|章|批|站|关|号|天)")
+
+
+def _ordinals(title: str) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for number, unit in _ORDINAL.findall(title):
+        out.setdefault(unit, set()).add(number)
+    return out
+
+
 def title_number_conflict(title_a: str, title_b: str) -> bool:
     """Both headlines carry numbers and neither set contains the other: different figures,
-    so different reports (a repost keeps its numbers, a follow-up may add some)."""
+    so different reports (a repost keeps its numbers, a follow-up may add some). Ordinals of one
+    unit (第4轮, 第十八轮) that share no number are different rounds or episodes, whatever the
+    other numbers: a league's round 4 report may hold every figure of its round 18 headline."""
     a, b = set(_DIGITS.findall(title_a)), set(_DIGITS.findall(title_b))
-    return bool(a) and bool(b) and not (a <= b or b <= a)
+    if a and b and not (a <= b or b <= a):
+        return True
+    ord_a, ord_b = _ordinals(title_a), _ordinals(title_b)
+    return any(not (ord_a[unit] & ord_b[unit]) for unit in ord_a.keys() & ord_b.keys())
 
 
 @lru_cache(maxsize=4096)
