@@ -693,9 +693,16 @@ def episode_conflict(title_a: str, title_b: str) -> str | None:
     sa, sb = _series_and_rest(title_a), _series_and_rest(title_b)
     if not (sa and sb and sa[0] == sb[0]):
         return None
-    pairs_a, pairs_b = _char_pairs(sa[1][:EPISODE_REST_CHARS]), _char_pairs(sb[1][:EPISODE_REST_CHARS])
-    if not (pairs_a and pairs_b) or len(pairs_a & pairs_b) >= EPISODE_REST_OVERLAP * min(len(pairs_a), len(pairs_b)):
+    rest_a, rest_b = (_NOT_WORD.sub("", rest[:EPISODE_REST_CHARS]) for rest in (sa[1], sb[1]))
+    if not (rest_a and rest_b):
         return None
+    if min(len(rest_a), len(rest_b)) == 1:  # 一字内蒙古：劲！ has no character pairs
+        if rest_a in rest_b or rest_b in rest_a:
+            return None
+    else:
+        pairs_a, pairs_b = _char_pairs(rest_a), _char_pairs(rest_b)
+        if len(pairs_a & pairs_b) >= EPISODE_REST_OVERLAP * min(len(pairs_a), len(pairs_b)):
+            return None
     return f"episodes differ: {title_a[:30]!r} vs {title_b[:30]!r}"
 
 

@@ -443,6 +443,8 @@ def test_two_episodes_of_one_series_conflict_and_a_rewritten_headline_does_not()
     assert episode_conflict("射雕英雄传：郭靖得偿所愿，黄蓉终于答应相见！", "射雕英雄传：郭母替华筝转达话语，竟把自己说哭了")
     # a series named at the end of its headlines
     assert episode_conflict("相声就爱看金霏，包袱全场不带停｜笑动剧场", "小沈阳带着媳妇演小品，观众都笑疯了丨笑动剧场")
+    assert episode_conflict("一字内蒙古：劲！", "一字内蒙古：暖！")  # one character each
+    assert episode_conflict("一字内蒙古：劲！", "一字内蒙古：劲！") is None
     # the same headline trimmed or reworded under its column keeps its words
     assert episode_conflict("国家卫健委：倡导在工作地过年，严控交通客流", "国家卫健委：倡导在工作地过年") is None
     assert episode_conflict("北京顺义：局部聚集性疫情基本控制，出租车等将尽快恢复运营", "北京顺义：疫情已基本得到控制") is None
