@@ -263,3 +263,22 @@ def test_a_number_inside_a_longer_one_is_not_stated():
     assert story_template_difference(*a, *b).startswith("number differs: '1' vs '2'")
     # the same figure written inside a longer one elsewhere is still the same figure
     assert template_difference("共投入1.5亿元，受益2万户。", "共投入1.5亿元，受益2万户，占全市20%。") is None
+
+
+def test_a_headline_hook_is_no_slot_but_a_figure_a_polarity_or_a_place_hook_is():
+    """Read on the ecom2022 tune part: two reposts of one report opened their headlines with
+    different hooks (火力全开！, 精准狙击！) and the template check read "name differs"."""
+    body = "外交部发言人赵立坚在例行记者会上就日本核废水排海一事连续发问。他表示，日本政府应当正视国际社会的关切。"
+    a = ("火力全开！赵立坚七问日本核废水排海", body)
+    b = ("精准狙击！赵立坚七问日本核废水排海", body + "日本心虚什么？")
+    # the headline frame check independent reports get (the semantic branch of compare_sides)
+    assert story_template_difference(*a, *b, titles_aligned=True, read_bodies=False) is None
+    # hooks a templated report varies still count
+    report = "{}股份今日股价{}，收于12.5元。"
+    up, down = ("涨停！宏达股份", report.format("宏达", "涨停")), ("跌停！宏达股份", report.format("宏达", "跌停"))
+    assert story_template_difference(*up, *down, titles_aligned=True, read_bodies=False) is not None
+    from indexer.compare.rules import _without_hook
+
+    assert _without_hook("北京！今天最高气温39度") == "北京！今天最高气温39度"
+    assert _without_hook("3天！某地完成抢修") == "3天！某地完成抢修"
+    assert _without_hook("重磅！央行降准") == "央行降准"

@@ -297,6 +297,21 @@ def _aligned_pairs(a: str, b: str) -> list[tuple[str, str]]:
     return pairs
 
 
+# A headline's opening hook, up to its exclamation mark: 重磅！, 突发！, 火力全开！ A repost swaps it
+# for another (精准狙击！) as it swaps a 【快讯】 tag; a templated report's slots are elsewhere.
+_HOOK = re.compile(r"^([^！!：:，,。？?\s]{2,6})[！!]+")
+
+
+def _without_hook(title: str) -> str:
+    """``title`` less its opening hook, unless the hook is what a templated report varies: a
+    number, a polarity word (涨停！, 暴雨预警！) or a place (北京！)."""
+    m = _HOOK.match(title)
+    if not m or _NUMBER.search(m.group(1)) or any(w in _POLARITY or f in _PLACE_TAGS or w in CITY_NAMES
+                                                   for w, f in _tagged(m.group(1))):
+        return title
+    return title[m.end():] or title
+
+
 def story_template_difference(
     title_a: str, body_a: str, title_b: str, body_b: str, diff_chars: int = 800, slots: frozenset[str] = ALL_SLOTS,
     titles_aligned: bool = False, read_bodies: bool = True,
@@ -312,6 +327,7 @@ def story_template_difference(
     ``titles_aligned`` says they are one frame, or when they are alike enough to be one (a
     re-titled repost of one body is not a templated report)."""
     whole_a, whole_b = title_a + "。" + body_a, title_b + "。" + body_b
+    title_a, title_b = _without_hook(title_a), _without_hook(title_b)
     if titles_aligned or SequenceMatcher(None, title_a, title_b, autojunk=False).ratio() >= ALIGNED_TITLE_RATIO:
         found = _substitution(title_a, title_b, whole_a, whole_b, 4, slots, subject_names=read_bodies)
         if found:
