@@ -706,6 +706,29 @@ def episode_conflict(title_a: str, title_b: str) -> str | None:
     return f"episodes differ: {title_a[:30]!r} vs {title_b[:30]!r}"
 
 
+# A match between two sides: 雄鹿VS湖人, 广东对阵辽宁, Lakers vs Celtics. Each side is told by the
+# name next to the word: the last two characters before it and the first two after (a Latin name
+# whole), which a report of the same match writes too (尤文图斯VS斯佩齐亚 and 尤文vs斯佩齐亚 share 斯佩).
+_MATCHUP = re.compile(r"([A-Za-z]+|[\u4e00-\u9fff]{2})\s*(?:[vV][sS]\.?|对阵|对战)\s*([A-Za-z]+|[\u4e00-\u9fff]{2})")
+
+
+def headline_matchups(title: str) -> list[tuple[str, str]]:
+    """The matches a headline names, each as the two names next to its vs or 对阵."""
+    return list(dict.fromkeys((m.group(1).lower(), m.group(2).lower()) for m in _MATCHUP.finditer(title)))
+
+
+def _matchups_conflict(a: Specifics, b: Specifics) -> str | None:
+    """Both headlines name matches and neither report names both sides of one of the other's:
+    two games (雄鹿VS湖人 against 雄鹿VS鹈鹕)."""
+    if not (a.matchups and b.matchups):
+        return None
+    text_a, text_b = a.text.lower(), b.text.lower()
+    if any(x in text_b and y in text_b for x, y in a.matchups) or any(x in text_a and y in text_a for x, y in b.matchups):
+        return None
+    show = lambda pairs: "、".join(f"{x}-{y}" for x, y in pairs)  # noqa: E731
+    return f"matches differ: {show(a.matchups)} vs {show(b.matchups)}"
+
+
 # ---- one report's specifics and the comparison ----------------------------------------------------
 
 
@@ -723,6 +746,7 @@ class Specifics:
     case_numbers: tuple[str, ...] = ()  # court case numbers in the lead (``case_numbers``)
     headline: str = ""
     works: tuple[str, ...] = ()  # works the headline names (``headline_works``)
+    matchups: tuple[tuple[str, str], ...] = ()  # matches the headline names (``headline_matchups``)
     all_dates: tuple[EventDate, ...] = ()
     all_figures: tuple[Figure, ...] = ()
     text: str = ""
@@ -767,6 +791,7 @@ def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime 
         case_numbers=tuple(case_numbers(lead)),
         headline=clean_title,
         works=tuple(headline_works(clean_title)),
+        matchups=tuple(headline_matchups(clean_title)),
         all_dates=tuple(dict.fromkeys(d for _, _, d in dates)),
         all_figures=tuple(dict.fromkeys(f for _, f in figures)),
         text=f"{clean_title}\n{clean_body[:TEXT_CHARS]}",
@@ -871,7 +896,7 @@ def specifics_conflict(a: Specifics, b: Specifics) -> str | None:
     Only specifics both leads state count, and only when neither report mentions any of the
     other's: a detail one side leaves out, or mentions further down, is no conflict. Checked in
     order: event dates, places, figures, people (张某 forms), headline people, court case numbers,
-    works named in headlines, and the episodes of one series (``episode_conflict``).
+    works named in headlines, matches (雄鹿VS湖人) and the episodes of one series (``episode_conflict``).
     Named organisations decide nothing:
     independent reports of one event quote different authorities, and rjieba's ``nt`` tag is too
     loose to tell a party to the event from a source. Two cuts of one report
@@ -886,5 +911,6 @@ def specifics_conflict(a: Specifics, b: Specifics) -> str | None:
         or _names_conflict("headline people", a.headline_people, b.headline_people, a.text, b.text)
         or _case_conflict(a, b)
         or _works_conflict(a, b)
+        or _matchups_conflict(a, b)
         or episode_conflict(a.headline, b.headline)
     )

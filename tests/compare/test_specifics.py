@@ -455,3 +455,20 @@ def test_two_episodes_of_one_series_conflict_and_a_rewritten_headline_does_not()
     episodes = (extract_specifics("熊出没:熊大熊二请蹦蹦吃坚果,结果却被它偷偷扔掉了", "", None),
                 extract_specifics("熊出没:怪物弄得森林不得安宁,熊大熊二决定找出怪物", "", None))
     assert specifics_conflict(*episodes).startswith("episodes differ")
+
+
+def test_headlines_naming_different_matches_conflict():
+    """Read on the sohu tune pairs: two table-tennis matches of one tournament were one event at
+    cosine 0.79. A report of the same match writes both sides' names, however it shortens them."""
+    from indexer.compare.specifics import headline_matchups
+
+    assert headline_matchups("2017韩国公开赛乒乓球冯天薇vsJeonJihe") == [("天薇", "jeonjihe")]
+    assert headline_matchups("Lakers vs. Celtics tonight") == [("lakers", "celtics")]
+
+    def head(title):
+        return extract_specifics(clean_title(title), "", None)
+
+    assert specifics_conflict(head("2017韩国公开赛乒乓球冯天薇vsJeonJihe"), head("2017韩国公开赛乒乓球波尔VS高宁")).startswith("matches differ")
+    assert specifics_conflict(head("「NBA」赛事前瞻：雄鹿VS湖人"), head("「NBA」核心解读：雄鹿VS鹈鹕")).startswith("matches differ")
+    assert specifics_conflict(head("意甲分析：尤文图斯VS斯佩齐亚"), head("尤文vs斯佩齐亚前瞻：斑马军团争胜")) is None
+    assert specifics_conflict(head("广东对阵辽宁，又是一场焦点大战"), head("辽宁男篮对阵广东男篮，布鲁克斯缺阵")) is None
