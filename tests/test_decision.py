@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -282,3 +283,20 @@ def test_a_headline_hook_is_no_slot_but_a_figure_a_polarity_or_a_place_hook_is()
     assert _without_hook("北京！今天最高气温39度") == "北京！今天最高气温39度"
     assert _without_hook("3天！某地完成抢修") == "3天！某地完成抢修"
     assert _without_hook("重磅！央行降准") == "央行降准"
+
+
+def test_a_semantic_match_that_rests_on_a_long_texts_opening_is_refused():
+    """Burst tune seed 208: a 279-character news item and a 3,102-character speech under unrelated
+    headlines, both opening with the same boilerplate, were a semantic match (cosine 0.83, event
+    score 0.576) and merged two stories. A brief against the full report keeps headline words."""
+    from indexer.compare.evidence import PairEvidence
+    from indexer.compare.rules import Reason, judge
+    from indexer.settings import Settings
+
+    s = Settings()
+    ev = PairEvidence(exact=False, hamming=36, short=False, containment=0.19, cosine=0.83, title_sim=0.16,
+                      event_score=0.576, title_numbers_conflict=False, template=None, shingle_ratio=0.089)
+    assert judge(ev, s.decision, s.simhash) is None
+    # the same scores between texts of comparable length, or under shared headline words, match
+    assert judge(replace(ev, shingle_ratio=0.5), s.decision, s.simhash).reason is Reason.SEMANTIC
+    assert judge(replace(ev, title_sim=0.3, event_score=0.715), s.decision, s.simhash).reason is Reason.SEMANTIC
