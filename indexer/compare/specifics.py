@@ -725,8 +725,11 @@ def _matchups_conflict(a: Specifics, b: Specifics) -> str | None:
     text_a, text_b = a.text.lower(), b.text.lower()
     if any(x in text_b and y in text_b for x, y in a.matchups) or any(x in text_a and y in text_a for x, y in b.matchups):
         return None
-    show = lambda pairs: "、".join(f"{x}-{y}" for x, y in pairs)  # noqa: E731
-    return f"matches differ: {show(a.matchups)} vs {show(b.matchups)}"
+    return f"matches differ: {_show_matches(a.matchups)} vs {_show_matches(b.matchups)}"
+
+
+def _show_matches(pairs: tuple[tuple[str, str], ...]) -> str:
+    return "、".join(f"{x}-{y}" for x, y in pairs)
 
 
 # ---- one report's specifics and the comparison ----------------------------------------------------
