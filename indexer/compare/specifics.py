@@ -674,9 +674,9 @@ EPISODE_REST_OVERLAP = 0.2
 EPISODE_REST_CHARS = 60
 
 
-def _char_pairs(text: str) -> frozenset[str]:
-    text = _NOT_WORD.sub("", text)
-    return frozenset(text[i : i + 2] for i in range(len(text) - 1))
+def _char_pairs(compact: str) -> frozenset[str]:
+    """The character pairs of a compacted text (no spaces or punctuation)."""
+    return frozenset(compact[i : i + 2] for i in range(len(compact) - 1))
 
 
 def _series_and_rest(title: str) -> tuple[str, str] | None:
@@ -884,13 +884,9 @@ def _one_work(x: str, y: str) -> bool:
 def _works_conflict(a: Specifics, b: Specifics) -> str | None:
     """Both headlines name works, and neither report names one of the other's (or a work
     named alike): two songs of one singer, two films of one festival."""
-    if not (a.works and b.works):
+    if not (a.works and b.works) or any(_one_work(x, y) for x in a.works for y in b.works):
         return None
-    text_a, text_b = _NOT_WORD.sub("", a.text), _NOT_WORD.sub("", b.text)
-    if any(x in text_b for x in a.works) or any(y in text_a for y in b.works) \
-            or any(_one_work(x, y) for x in a.works for y in b.works):
-        return None
-    return f"works differ: {'、'.join(a.works)} vs {'、'.join(b.works)}"
+    return _names_conflict("works", a.works, b.works, _NOT_WORD.sub("", a.text), _NOT_WORD.sub("", b.text))
 
 
 def specifics_conflict(a: Specifics, b: Specifics) -> str | None:

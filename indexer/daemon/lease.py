@@ -337,6 +337,11 @@ def make_lease(kind: str, settings: Any, name: str, ttl: float, owner: str | Non
     return FileLease(Path(settings.store.path) / f"daemon-{name}.lock", owner)
 
 
+def renew_interval(ttl_seconds: float) -> float:
+    """How often a held lease is renewed: three times a TTL, so one failed renewal does not lose it."""
+    return max(0.02, ttl_seconds / 3)
+
+
 class WriterLease:
     """The store's writer lease for a writer that is not the daemon: ``newsdedup ingest`` holds it
     for its whole run, ``newsdedup ui`` for each correction. A daemon writing into the same store
@@ -347,7 +352,7 @@ class WriterLease:
     def __init__(self, settings: Any, owner: str | None = None):
         d = settings.daemon
         self.store_path = settings.store.path
-        self._interval = max(0.02, d.lease_ttl_seconds / 3)
+        self._interval = renew_interval(d.lease_ttl_seconds)
         self._lease = make_lease(d.lease, settings, d.lease_name, d.lease_ttl_seconds, owner)
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None

@@ -22,7 +22,7 @@ from ..features import Featurizer
 from ..pipeline import Decision, Indexer, PreparedBatch
 from ..retry import Backoff
 from ..settings import DaemonSettings, Settings
-from .lease import Lease, make_lease
+from .lease import Lease, make_lease, renew_interval
 from .metrics import DaemonMetrics
 from .queue import DurableQueue, QueueItem
 
@@ -154,7 +154,7 @@ class Worker(threading.Thread):
                 log.warning("closing the store failed: %s", exc)
 
     def _renew_loop(self) -> None:
-        interval = max(0.02, self.d.lease_ttl_seconds / 3)
+        interval = renew_interval(self.d.lease_ttl_seconds)
         while not self._closed.wait(interval):
             lease = self.lease
             if lease is None or not lease.valid():
