@@ -13,6 +13,7 @@ the figures printed by default, and the ones to quote, are --part test.
     python bench/quality.py inews         # natural duplicates inside ccf2019_inews (unlabelled)
     python bench/quality.py all
     python bench/quality.py layers --plot docs/bench/layers.png   # each layer alone and combined
+    python bench/quality.py burst --part tune --build-seed 208 --orders 1   # a tune set from another seed
 
 Clustering sets are ingested in --orders shuffled arrival orders (an incremental clusterer's result
 depends on the order); each figure is the mean with its range (min-max) over the orders. -v reads
@@ -66,6 +67,12 @@ def _ingest(records, sets, inspect=None):
             if inspect is not None:
                 inspect(ix, outcomes)
     return outcomes, elapsed
+
+
+def _build_seed(args) -> dict:
+    """A held-out set rebuilt from another seed (other real articles of the same part, other edits
+    and times), or the set's own seed: more tune sets to read errors on without touching test."""
+    return {"seed": args.build_seed} if args.build_seed else {}
 
 
 def _part(args):
@@ -234,21 +241,21 @@ def heldout(args):
     different-event reports (bench/heldout_sets.py)."""
     import heldout_sets
 
-    s = heldout_sets.reposts_set(_built_part(args), n_seeds=args.seeds or 120)
+    s = heldout_sets.reposts_set(_built_part(args), n_seeds=args.seeds or 120, **_build_seed(args))
     evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind, heldout_sets.ALONE_KINDS | {"hard_negative"}, s.hard_pairs)
 
 
 def burst(args):
     import heldout_sets
 
-    s = heldout_sets.burst_set(_built_part(args))
+    s = heldout_sets.burst_set(_built_part(args), **_build_seed(args))
     evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind)
 
 
 def traditional(args):
     import heldout_sets
 
-    s = heldout_sets.traditional_set(_built_part(args), config=args.opencc)
+    s = heldout_sets.traditional_set(_built_part(args), config=args.opencc, **_build_seed(args))
     copies = [i for i, k in s.kind.items() if k == "traditional"]
     _, preds = evaluate_orders(s.name, s.records, s.truth, args, args.orders or 5, s.kind)
     joined = spread([sum(c in p and p[c] == p.get(s.truth[c]) for c in copies) for p in preds])
@@ -371,6 +378,8 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--seeds", type=int, default=0, help="real seed articles (reposts: 300, heldout: 120)")
     parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--build-seed", type=int, default=0,
+                        help="heldout, burst, traditional: build the set from this seed instead of its own")
     parser.add_argument("--orders", type=int, default=0,
                         help="shuffled arrival orders (default: ecom 10, traditional 5, reposts/heldout/burst 3)")
     parser.add_argument("--opencc", default="s2t", help="traditional: OpenCC conversion (s2t, s2twp, s2hk)")
