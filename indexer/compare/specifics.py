@@ -706,14 +706,17 @@ def episode_conflict(title_a: str, title_b: str) -> str | None:
     return f"episodes differ: {title_a[:30]!r} vs {title_b[:30]!r}"
 
 
-# A match between two sides: 雄鹿VS湖人, 广东对阵辽宁, Lakers vs Celtics. Each side is told by the
-# name next to the word: the last two characters before it and the first two after (a Latin name
-# whole), which a report of the same match writes too (尤文图斯VS斯佩齐亚 and 尤文vs斯佩齐亚 share 斯佩).
-_MATCHUP = re.compile(r"([A-Za-z]+|[\u4e00-\u9fff]{2})\s*(?:[vV][sS]\.?|对阵|对战)\s*([A-Za-z]+|[\u4e00-\u9fff]{2})")
+# A match between two sides: 雄鹿VS湖人, 广东对阵辽宁, Lakers vs Celtics, or its result: 北京胜深圳,
+# 湖人击败快船. Each side is told by the name next to the word: the last two characters before it
+# and the first two after (a Latin name whole), which a report of the same match writes too
+# (尤文图斯VS斯佩齐亚 and 尤文vs斯佩齐亚 share 斯佩). A bare 胜 is a result only outside the words
+# it makes with its neighbours (决胜, 获胜, 胜利, 胜诉 ...).
+_MATCHUP = re.compile(r"([A-Za-z]+|[\u4e00-\u9fff]{2})\s*(?:[vV][sS]\.?|对阵|对战|战胜|击败|力克|不敌|负于|险胜|大胜|完胜|惜败|绝杀"
+                      r"|(?<![决获取优名必制全])胜(?![利诉出任地算负率券]))\s*([A-Za-z]+|[\u4e00-\u9fff]{2})")
 
 
 def headline_matchups(title: str) -> list[tuple[str, str]]:
-    """The matches a headline names, each as the two names next to its vs or 对阵."""
+    """The matches a headline names, each as the two names next to its vs, 对阵 or result word."""
     return list(dict.fromkeys((m.group(1).lower(), m.group(2).lower()) for m in _MATCHUP.finditer(title)))
 
 

@@ -472,3 +472,10 @@ def test_headlines_naming_different_matches_conflict():
     assert specifics_conflict(head("「NBA」赛事前瞻：雄鹿VS湖人"), head("「NBA」核心解读：雄鹿VS鹈鹕")).startswith("matches differ")
     assert specifics_conflict(head("意甲分析：尤文图斯VS斯佩齐亚"), head("尤文vs斯佩齐亚前瞻：斑马军团争胜")) is None
     assert specifics_conflict(head("广东对阵辽宁，又是一场焦点大战"), head("辽宁男篮对阵广东男篮，布鲁克斯缺阵")) is None
+    # results name their match too (a sohu tune pair: two CBA games of one team, cosine 0.76)
+    assert headline_matchups("篮球——CBA第二阶段：北京紫禁勇士胜深圳马可波罗") == [("勇士", "深圳")]
+    assert headline_matchups("湖人击败快船") == [("湖人", "快船")]
+    assert headline_matchups("全面决胜小康社会，争取胜利，原告胜诉") == []
+    assert specifics_conflict(head("篮球——CBA第二阶段：北京紫禁勇士胜深圳马可波罗"),
+                              head("篮球——CBA第二阶段：深圳马可波罗胜吉林九台农商银行")).startswith("matches differ")
+    assert specifics_conflict(head("CBA：北京紫禁勇士胜深圳马可波罗"), head("北京紫禁勇士对阵深圳马可波罗赛后评分")) is None
