@@ -455,6 +455,9 @@ def test_two_episodes_of_one_series_conflict_and_a_rewritten_headline_does_not()
     episodes = (extract_specifics("熊出没:熊大熊二请蹦蹦吃坚果,结果却被它偷偷扔掉了", "", None),
                 extract_specifics("熊出没:怪物弄得森林不得安宁,熊大熊二决定找出怪物", "", None))
     assert specifics_conflict(*episodes).startswith("episodes differ")
+    songs = (extract_specifics(clean_title("每天一首好歌-泽尔丹和扎西措《今生相爱》"), "", None),
+             extract_specifics(clean_title("每天一首好歌-又见炊烟（邓丽君）"), "", None))
+    assert specifics_conflict(*songs).startswith("episodes differ")  # a column's two songs (sohu tune)
 
 
 def test_headlines_naming_different_matches_conflict():
