@@ -10,7 +10,10 @@ it only looks at the pairs the first stage cannot settle (``decision.verifier``)
   (templated report, conflicting headline figures, conflicting event specifics): e5 puts two
   different fires in one city as close as a paraphrase, so only the specifics separate those;
 * event score from ``decision.verifier_min_event`` up to ``decision.verifier_max_event``: above
-  it the pair is a clear match.
+  it the pair is a clear match;
+* embedding cosine below ``decision.verifier_max_cosine``: the embedding reads the headline and
+  the body's opening, e5 only the headline, so a close embedding is not e5's to overrule (two
+  reports of one 苏州 fire under unrelated headlines: cosine 0.92, e5 0.915).
 
 On such a pair the evidence carries the e5 cosine of the two headlines (``verifier_cosine``) and
 the semantic verdict is e5's: the cosine must reach ``verifier_min_cosine`` (article pairs) or
@@ -148,6 +151,8 @@ def borderline(ev: PairEvidence, settings: Settings) -> bool:
     if not d.enabled("semantic") or refused_as_semantic(ev):
         return False
     if not within_semantic_reach(ev, d) or not d.verifier_min_event <= ev.event_score < d.verifier_max_event:
+        return False
+    if ev.cosine >= d.verifier_max_cosine:  # the embedding read more than the headlines e5 reads
         return False
     return not settled_by_text(ev, settings)
 

@@ -22,6 +22,7 @@ from tests.conftest import TableEmbedder
 # The wide band: the verifier reads every pair from the cluster bar (0.40) to 0.70 and accepts or
 # refuses it, with the bars chosen for that band.
 WIDE = {"decision.verifier": "e5-small", "decision.verifier_min_event": 0.40, "decision.verifier_max_event": 0.70,
+        "decision.verifier_max_cosine": 1.01,
         "decision.verifier_min_cosine": 0.902, "decision.verifier_min_cosine_headlines": 0.924}
 ON = Settings().replace(**WIDE)
 
@@ -61,11 +62,13 @@ def test_by_default_the_verifier_only_reads_the_narrowest_semantic_matches():
     assert d.verifier == "auto" and d.verifier_min_event == d.event_threshold
     on = Settings().replace(**{"decision.verifier": "e5-small"})
     assert not borderline(evidence(cosine=0.8, title_sim=0.05), on)  # 0.45: the rules refuse, e5 is not asked
-    assert borderline(evidence(cosine=0.8, title_sim=0.12), on)  # 0.52
+    assert borderline(evidence(cosine=0.79, title_sim=0.12), on)  # 0.515
     assert not borderline(evidence(cosine=0.8, title_sim=0.2), on)  # 0.60: a clear match
-    assert judge(evidence(cosine=0.8, title_sim=0.12), d, Settings().simhash) is not None  # the rules alone
-    assert judge(evidence(cosine=0.8, title_sim=0.12, verifier_cosine=d.verifier_min_cosine), d, Settings().simhash) is not None
-    assert judge(evidence(cosine=0.8, title_sim=0.12, verifier_cosine=d.verifier_min_cosine - 0.01), d, Settings().simhash) is None
+    # a close embedding (it reads the body's opening, e5 only the headline) is not e5's to overrule
+    assert not borderline(evidence(cosine=0.9, title_sim=0.06), on)  # 0.51, cosine 0.90 >= 0.80
+    assert judge(evidence(cosine=0.79, title_sim=0.12), d, Settings().simhash) is not None  # the rules alone
+    assert judge(evidence(cosine=0.79, title_sim=0.12, verifier_cosine=d.verifier_min_cosine), d, Settings().simhash) is not None
+    assert judge(evidence(cosine=0.79, title_sim=0.12, verifier_cosine=d.verifier_min_cosine - 0.01), d, Settings().simhash) is None
 
 
 def test_auto_is_e5_where_its_package_is_installed_and_off_with_a_warning_elsewhere(monkeypatch, caplog):
