@@ -26,7 +26,7 @@ import numpy as np
 from .article import Article, article_from_record
 from .clusters import COPY_REASONS, Candidate, assign
 from .compare.evidence import PairEvidence, compare_sides
-from .compare.rules import Verdict, judge
+from .compare.rules import Verdict, judge, refusal
 from .compare.sides import Side, shingle_source
 from .compare.verifier import verifier_for
 from .comparer import PairComparer
@@ -326,6 +326,7 @@ class Indexer:
                 "id": cand.id, "title": cand.title, "cluster_id": cand.cluster_id,
                 "role": "dup_of" if cand.id == stored.dup_of else ("canonical" if cand.id == stored.cluster_id else "candidate"),
                 "verdict": verdict.reason.value if verdict else None, "score": verdict.score if verdict else None,
+                "refused": refusal(ev, self.settings.decision, self.settings.simhash),
                 "evidence": ev.__dict__,
             })
         rows.sort(key=lambda r: (r["role"] == "candidate", -(r["score"] or 0), -(r["evidence"]["event_score"] or 0)))

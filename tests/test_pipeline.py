@@ -147,7 +147,7 @@ def test_explain_reports_the_evidence(make_indexer):
     assert report["article"]["dup_of"] == "a"
     first = report["comparisons"][0]
     assert first["id"] == "a" and first["role"] == "dup_of" and first["verdict"] == "near"
-    assert first["evidence"]["containment"] >= 0.8
+    assert first["evidence"]["containment"] >= 0.8 and first["refused"] is None
 
 
 def test_precheck_shingle_cache_is_bounded_and_changes_no_decision(make_indexer, monkeypatch):

@@ -462,3 +462,32 @@ def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings
     if ev.event_score >= decision.event_threshold and ev.cosine >= decision.semantic_min_cosine:
         return Verdict(Reason.SEMANTIC, round(ev.event_score, 4))
     return None
+
+
+def refusal(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings) -> str | None:
+    """Why ``judge`` finds no match, in one line for ``explain``: the guard that refused the pair,
+    the verifier's refusal, or the bar the evidence missed. None when ``judge`` matches."""
+    if judge(ev, decision, simhash) is not None:
+        return None
+    if ev.template and decision.template_guard:
+        return f"templated report: {ev.template}"
+    if not decision.enabled("semantic"):
+        return "not a copy, and the semantic layer is off"
+    if ev.cosine is None:
+        return "not a copy, and no embedding to compare"
+    if ev.specifics:
+        return f"event specifics: {ev.specifics}"
+    if ev.title_numbers_conflict:
+        return "the headlines' figures conflict"
+    if ev.roundups:
+        return "a roundup matches only a copy of itself"
+    if rests_on_an_opening(ev):
+        return "the match rests on the long text's opening alone (lengths over tenfold apart, headlines unrelated)"
+    if ev.verifier_cosine is not None:
+        bar = decision.verifier_min_cosine_headlines if ev.headline_only else decision.verifier_min_cosine
+        return f"verifier: e5 headline cosine {ev.verifier_cosine:.3f} < {bar}"
+    if decision.semantic_model != "rules":
+        return f"semantic model {decision.semantic_model!r}: below its threshold or outside the semantic reach"
+    if ev.cosine < decision.semantic_min_cosine:
+        return f"embedding cosine {ev.cosine:.3f} < {decision.semantic_min_cosine}"
+    return f"event score {ev.event_score:.3f} < {decision.event_threshold}"

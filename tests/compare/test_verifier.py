@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from indexer.compare.evidence import PairEvidence
-from indexer.compare.rules import Reason, judge
+from indexer.compare.rules import Reason, judge, refusal
 from indexer.compare.verifier import HeadlineVerifier, borderline, verifier_for, verifier_text
 from indexer.comparer import PairComparer
 from indexer.pipeline import Indexer
@@ -229,3 +229,5 @@ def test_by_default_e5_refuses_a_narrow_match_of_two_events_and_keeps_one_of_a_s
         ev, verdict = compare(a, b)
         assert ev.verifier_cosine is not None
         assert (verdict is not None) is same, (a["title"], ev.verifier_cosine)
+        d = Settings().decision
+        assert same or refusal(ev, d, Settings().simhash) == f"verifier: e5 headline cosine {ev.verifier_cosine:.3f} < {d.verifier_min_cosine}"
