@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from ..article import article_from_record
+from ..compare.rules import refusal
 from ..errors import InvalidArticle, StoreError, WriterBusy
 from ..settings import DaemonSettings, Settings
 from ..store.base import ClusterChange, StoredArticle, oldest_other_member
@@ -121,7 +122,8 @@ class ServiceContext:
             for a, b in pairs:
                 ev, verdict = ix.compare_stored(a, b)
                 rows.append({"id": b.id, "verdict": verdict.reason.value if verdict else None,
-                             "score": verdict.score if verdict else None, "evidence": ev.__dict__})
+                             "score": verdict.score if verdict else None,
+                             "refused": refusal(ev, ix.settings.decision, ix.settings.simhash), "evidence": ev.__dict__})
             return rows
 
     def retry_after(self) -> dict[str, str]:

@@ -126,3 +126,14 @@ def test_each_member_is_explained_against_its_match_else_the_canonical():
     assert [(a.id, b.id) for a, b in pairs] == [("m1", "c"), ("m2", "m1"), ("m3", "c"), ("m4", "away")]
     assert asked == [["away", "gone"]]  # one read for everything outside the cluster
     assert matched_pairs([m1], "c", [c, m1], get_many) and len(asked) == 1  # nothing outside: no read
+
+
+def test_a_member_that_no_longer_matches_shows_why(served):
+    """A person merged two stories: the cluster page shows the other story's canonical as no match
+    today, with the rule that refuses it (``rules.refusal``), as ``explain`` names it."""
+    base, ix, _ = served
+    ix.store.merge_clusters([ClusterChange("merge", "s01", "s02", None, "same story", "tester")])
+    cells = _evidence_cells(_get(base + "/ui/clusters/s01"))
+    (row,) = [r for r in ix.explain("s02", limit=3)["comparisons"] if r["id"] == "s01"]
+    assert row["verdict"] is None and row["refused"]
+    assert cells["s02"].startswith(f"no match today ({row['refused']}):"), (cells["s02"], row["refused"])
