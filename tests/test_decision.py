@@ -300,3 +300,20 @@ def test_a_semantic_match_that_rests_on_a_long_texts_opening_is_refused():
     # the same scores between texts of comparable length, or under shared headline words, match
     assert judge(replace(ev, shingle_ratio=0.5), s.decision, s.simhash).reason is Reason.SEMANTIC
     assert judge(replace(ev, title_sim=0.3, event_score=0.715), s.decision, s.simhash).reason is Reason.SEMANTIC
+
+
+def test_two_copies_that_lost_different_items_of_one_list_are_no_templated_report():
+    """Read on burst tune seed 247: two copies of one court judgment each dropped another
+    defendant's line, so the lines that pair up are two defendants' (李锦蓬 born 1980, 彭孝文 born
+    1971). Both copies name both men elsewhere: two items of one list, not a substitution. A
+    templated report names only its own subject."""
+    line_li = "上诉人李锦蓬，男，1980年11月24日出生于广东省陆丰市，汉族，小学文化，无业。"
+    line_peng = "上诉人彭孝文，男，1971年9月1日生于福建省古田县，汉族，小学文化，无业。"
+    rest = "本院认为，上诉人李锦蓬、彭孝文走私、贩卖、运输毒品，其行为均已构成犯罪。李锦蓬、彭孝文的上诉理由不能成立。"
+    title = "李锦蓬、彭孝文走私、贩卖、运输毒品二审刑事判决书"
+    assert story_template_difference(title, line_li + rest, title, line_peng + rest) is None
+    # the same lines in two judgments of two people, each naming only its own, stay a substitution
+    only_li = "本院认为，上诉人李锦蓬走私毒品，其行为已构成犯罪。李锦蓬的上诉理由不能成立。"
+    only_peng = "本院认为，上诉人彭孝文走私毒品，其行为已构成犯罪。彭孝文的上诉理由不能成立。"
+    assert story_template_difference("李锦蓬走私毒品二审刑事判决书", line_li + only_li,
+                                     "彭孝文走私毒品二审刑事判决书", line_peng + only_peng) is not None

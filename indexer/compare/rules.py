@@ -208,15 +208,18 @@ def template_difference(
 
 def _substitution(
     part_a: str, part_b: str, whole_a: str, whole_b: str, max_segment: int, slots: frozenset[str],
-    subject_names: bool = False,
+    subject_names: bool = False, list_items: bool = False,
 ) -> str | None:
     """The first true substitution between two aligned pieces of text (see template_difference);
     slot words are looked up in the whole texts. With ``subject_names``, a name counts only when
     each side names it at least twice: a templated report's subject (the company, the city) is in
     its headline and its body, while a byline, a media outlet in a copyright line or the product of
-    an advertisement is named once."""
+    an advertisement is named once. With ``list_items``, two pieces about different names that
+    both texts name are two items of one list, each text having lost the other's (two defendants
+    of one judgment, their birth years differing): nothing in them is a substitution."""
     ta, tb = _tagged(part_a), _tagged(part_b)
     matcher = SequenceMatcher(None, [w for w, _ in ta], [w for w, _ in tb], autojunk=False)
+    found = None  # with list_items, the pieces are read to the end: a list item's name may come last
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "replace":
             continue
@@ -237,13 +240,17 @@ def _substitution(
         # A number is stated only whole: the 2 of 20时 or 第12期 is not a 2.
         states = _states_number if kind_l == "number" else str.__contains__
         if any(states(whole_b, w) for w in slot_l) or any(states(whole_a, w) for w in slot_r):
+            if list_items and kind_l == "name" and any(w in whole_b for w in slot_l) and any(w in whole_a for w in slot_r):
+                return None
             continue
         if subject_names and kind_l == "name" and (
             all(whole_a.count(w) < 2 for w in slot_l) or all(whole_b.count(w) < 2 for w in slot_r)
         ):
             continue
-        return f"{kind_l.split(':')[0]} differs: {''.join(w for w, _ in ta[i1:i2])!r} vs {''.join(w for w, _ in tb[j1:j2])!r}"
-    return None
+        found = found or f"{kind_l.split(':')[0]} differs: {''.join(w for w, _ in ta[i1:i2])!r} vs {''.join(w for w, _ in tb[j1:j2])!r}"
+        if not list_items:
+            return found
+    return found
 
 
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])")
@@ -335,7 +342,7 @@ def story_template_difference(
     if not read_bodies:
         return None
     for sa, sb in _aligned_pairs(body_a[:diff_chars], body_b[:diff_chars]):
-        found = _substitution(sa, sb, whole_a, whole_b, 4, slots, subject_names=True)
+        found = _substitution(sa, sb, whole_a, whole_b, 4, slots, subject_names=True, list_items=True)
         if found:
             return found
     return None
