@@ -661,9 +661,8 @@ def headline_works(title: str) -> list[str]:
 
 
 # A series name opening a headline, then its separator (射雕英雄传：…, 熊出没：…, 刘勇课堂|…,
-# 每天一首好歌-…), or
-# closing it after one (…全程笑料丨笑动剧场). Letters only (no digits: 2021-03-01 opens a dated
-# headline, not a series).
+# 每天一首好歌-…), or closing it after one (…全程笑料丨笑动剧场). Letters only (no digits: 2021-03-01
+# opens a dated headline, not a series).
 _SERIES_NAME = r"[\u4e00-\u9fffA-Za-z·]{2,12}"
 _SERIES_FIRST = re.compile(rf"^({_SERIES_NAME})\s*[：:｜|丨-]")
 _SERIES_LAST = re.compile(rf"[｜|丨]\s*({_SERIES_NAME})\s*$")
