@@ -50,6 +50,7 @@ class PairEvidence:
     verifier_cosine: float | None = None  # e5 headline cosine of a borderline pair (compare/verifier.py), or None
     quoted_chars: int = 0  # characters of the body sentences both hold word for word (read when the headlines are one)
     shingle_ratio: float = 1.0  # the shorter text's shingles over the longer's: 1.0 for texts of one length
+    roundup_contained: bool = False  # the one roundup of the pair is the text with fewer shingles
 
 
 def quoted_sentences(a: Side, b: Side) -> frozenset[str]:
@@ -107,6 +108,7 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
         template=template, specifics=specifics,
         headline_only=max(len(a.text.clean_body), len(b.text.clean_body)) < HEADLINE_ONLY_BODY,
         roundups=int(a.roundup) + int(b.roundup), quoted_chars=quoted,
+        roundup_contained=a.roundup != b.roundup and (a if len(a.shingles) <= len(b.shingles) else b).roundup,
         shingle_ratio=min(len(a.shingles), len(b.shingles)) / max(len(a.shingles), len(b.shingles), 1),
     )
     if d.verifier == "none":

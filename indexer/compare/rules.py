@@ -446,9 +446,12 @@ def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings
         if ev.hamming <= near_limit(ev.short, simhash):
             return Verdict(Reason.NEAR, round(1.0 - ev.hamming / 64.0, 4))
         # A roundup holds each of its stories' leads: holding a story is not being a copy of it.
-        # A copy of the roundup itself under another headline (not told as a roundup) is as long.
-        if ev.containment >= decision.near_containment and (ev.roundups != 1 or ev.shingle_ratio >= decision.near_containment) \
-                and not holds_only_a_frame(ev, decision):
+        # A copy of the roundup itself under another headline (not told as a roundup) is as long,
+        # or longer and holding the whole roundup (burst tune seed 227: a roundup's teaser inside
+        # a reworded copy of the full roundup).
+        if ev.containment >= decision.near_containment and (
+            ev.roundups != 1 or ev.shingle_ratio >= decision.near_containment or ev.roundup_contained
+        ) and not holds_only_a_frame(ev, decision):
             return Verdict(Reason.NEAR, round(ev.containment, 4))
         if quotes_its_story(ev):
             return Verdict(Reason.NEAR, round(ev.containment, 4))

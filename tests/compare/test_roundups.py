@@ -210,3 +210,11 @@ def test_a_retitled_copy_of_a_roundup_matches_it_and_its_stories_still_do_not():
     ev = compare_sides(flash, teaser, settings)
     assert ev.containment >= settings.decision.near_containment and ev.roundups == 1
     assert judge(ev, settings.decision, settings.simhash) is None
+    # a copy holding the whole flash and more besides (read on burst tune seed 227: a roundup's
+    # teaser inside a reworded copy of the full roundup) is a copy of it, whatever it adds
+    longer = side("longer", "最新获悉，日本软银集团打算向满帮集团投资10亿美元", FLASH_BODY + "\n" + CPI)
+    ev = compare_sides(flash, longer, settings)
+    assert ev.roundups == 1 and ev.roundup_contained and ev.shingle_ratio < settings.decision.near_containment, ev
+    assert ev.containment >= settings.decision.near_containment
+    verdict = judge(ev, settings.decision, settings.simhash)
+    assert verdict is not None and verdict.reason is Reason.NEAR
