@@ -494,8 +494,9 @@ def refusal(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettin
     if rests_on_an_opening(ev):
         return "the match rests on the long text's opening alone (lengths over tenfold apart, headlines unrelated)"
     if ev.verifier_cosine is not None:
-        bar = decision.verifier_min_cosine_headlines if ev.headline_only else decision.verifier_min_cosine
-        return f"verifier: e5 headline cosine {ev.verifier_cosine:.3f} < {bar}"
+        from .verifier import verifier_bar  # noqa: PLC0415 - the verifier reads the rules
+
+        return f"verifier: e5 headline cosine {ev.verifier_cosine:.3f} < {verifier_bar(ev, decision)}"
     if decision.semantic_model != "rules":
         return f"semantic model {decision.semantic_model!r}: below its threshold or outside the semantic reach"
     if ev.cosine < decision.semantic_min_cosine:

@@ -168,9 +168,13 @@ def with_verifier(ev: PairEvidence, a: Side, b: Side, settings: Settings) -> Pai
     return replace(ev, verifier_cosine=round(cos, 4))
 
 
+def verifier_bar(ev: PairEvidence, decision: DecisionSettings) -> float:
+    """The e5 cosine a pair the verifier read must reach: its regime's (articles or headlines)."""
+    return decision.verifier_min_cosine_headlines if ev.headline_only else decision.verifier_min_cosine
+
+
 def verifier_verdict(ev: PairEvidence, decision: DecisionSettings) -> Verdict | None:
     """The semantic verdict on a pair the verifier read: e5's cosine against the regime's bar."""
     from .rules import Reason, Verdict  # noqa: PLC0415
 
-    bar = decision.verifier_min_cosine_headlines if ev.headline_only else decision.verifier_min_cosine
-    return Verdict(Reason.SEMANTIC, ev.verifier_cosine) if ev.verifier_cosine >= bar else None
+    return Verdict(Reason.SEMANTIC, ev.verifier_cosine) if ev.verifier_cosine >= verifier_bar(ev, decision) else None
