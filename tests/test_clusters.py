@@ -9,7 +9,7 @@ import pytest
 
 from indexer.pipeline import Decision
 from tests.conftest import TableEmbedder
-from tests.test_pipeline import CPI, QUAKE, rec
+from tests.test_pipeline import CPI, rec
 
 FLOOD = (
     "受持续强降雨影响，江西省鄱阳湖水位16日8时涨至22.6米，超警戒水位3.6米，创下有记录以来新高。\n"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from indexer.compare.rules import (
+    FIGURE_SLOTS,
     story_template_difference,
     template_difference,
     title_number_conflict,
@@ -317,3 +318,21 @@ def test_two_copies_that_lost_different_items_of_one_list_are_no_templated_repor
     only_peng = "本院认为，上诉人彭孝文走私毒品，其行为已构成犯罪。彭孝文的上诉理由不能成立。"
     assert story_template_difference("李锦蓬走私毒品二审刑事判决书", line_li + only_li,
                                      "彭孝文走私毒品二审刑事判决书", line_peng + only_peng) is not None
+
+
+def test_a_copy_that_lost_one_sentence_of_a_listed_case_is_no_templated_report():
+    """Read on burst tune seed 279: a police report of three drink-driving cases. One copy lost the
+    third case, the other the second case's opening sentence, so that sentence (李某, 23时08分)
+    paired with the third case's (乔某某, 00时01分), written in one frame. The other copy names 李某
+    twice elsewhere: it tells her case too, so the pair is two items of one list, whichever slots
+    are read. A templated report that names the other's subject once (此前) stays a substitution."""
+    case_2 = "2019年02月15日23时08分，司机李某(女，38岁，河南郑州人)酒后驾驶小型客车沿金水路行驶时被执勤民警查纠。"
+    case_3 = "2019年02月18日00时01分，当事人乔某某(男，37岁，河南郑州人)饮酒后驾驶小型客车沿中州大道行驶时被执勤民警查纠。"
+    li_rest = "经询问，李某对其酒驾违法行为供认不讳。民警对李某进行了严厉批评。"
+    title = "郑州交警曝光3起酒驾典型案例"
+    a, b = case_2 + li_rest, li_rest + case_3
+    assert story_template_difference(title, a, title, b) is None
+    assert story_template_difference(title, a, title, b, slots=FIGURE_SLOTS, titles_aligned=True) is None
+    # two reports of two cases from one template: the second names 李某 once, in passing
+    once = "此前李某一案已经处理完毕。"
+    assert story_template_difference(title, case_2 + li_rest, title, case_3 + once) is not None

@@ -17,11 +17,13 @@ from ..settings import Settings
 from .rules import (
     FIGURE_SLOTS,
     MIN_QUOTED_CHARS,
+    QUOTE_TITLE_SIM,
     place_conflict,
     same_headline,
     story_template_difference,
     title_number_conflict,
 )
+from .roundups import headline_calls_it_a_roundup
 from .sides import Side, lead
 from .specifics import specifics_conflict
 
@@ -51,6 +53,7 @@ class PairEvidence:
     quoted_chars: int = 0  # characters of the body sentences both hold word for word (read when the headlines are one)
     shingle_ratio: float = 1.0  # the shorter text's shingles over the longer's: 1.0 for texts of one length
     roundup_contained: bool = False  # the one roundup of the pair is the text with fewer shingles
+    roundup_cut: bool = False  # the other text is the roundup cut short: under its headline, which calls it a roundup
 
 
 def quoted_sentences(a: Side, b: Side) -> frozenset[str]:
@@ -109,6 +112,8 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
         headline_only=max(len(a.text.clean_body), len(b.text.clean_body)) < HEADLINE_ONLY_BODY,
         roundups=int(a.roundup) + int(b.roundup), quoted_chars=quoted,
         roundup_contained=a.roundup != b.roundup and (a if len(a.shingles) <= len(b.shingles) else b).roundup,
+        roundup_cut=a.roundup != b.roundup and title_sim >= QUOTE_TITLE_SIM
+        and headline_calls_it_a_roundup((b if a.roundup else a).text.clean_title),
         shingle_ratio=min(len(a.shingles), len(b.shingles)) / max(len(a.shingles), len(b.shingles), 1),
     )
     if d.verifier == "none":

@@ -118,11 +118,18 @@ def item_labels(body: str) -> set[str]:
     return set(_ITEM_LABEL.findall(body))
 
 
+def headline_calls_it_a_roundup(clean_title: str) -> bool:
+    """Whether the headline names a gathering of news (早报, 要闻, 新闻汇总 ...): alone, no roundup
+    (a column's tag over one story), but a text under such a headline that lists fewer than
+    ``MIN_ITEMS`` items may be a roundup cut short."""
+    return bool(_ROUNDUP_HEADLINE.search(clean_title))
+
+
 def is_roundup(clean_title: str, clean_body: str) -> bool:
     """Whether the article gathers several stories (see the module docstring)."""
     listed = listed_items(clean_title)
     if listed >= MIN_LISTED_ITEMS or (listed >= 2 and _FLASH_COLUMN.search(clean_title)):
         return True
-    if not _ROUNDUP_HEADLINE.search(clean_title):
+    if not headline_calls_it_a_roundup(clean_title):
         return False
     return longest_numbered_run(item_numbers(clean_body)) >= MIN_ITEMS or len(item_labels(clean_body)) >= MIN_ITEMS

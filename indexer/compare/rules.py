@@ -9,8 +9,8 @@
                 two headlines and no conflicting event specifics (places, dates, casualties).
 
 A *roundup* (a briefing gathering several stories, ``compare.roundups``) is a story of its own:
-it matches only a copy of itself (exact, fingerprint-near, or as long and contained), never one of
-the stories it quotes.
+it matches only a copy of itself (exact, fingerprint-near, as long and contained, holding all of it,
+or cut short under its own headline), never one of the stories it quotes.
 
 Near and semantic matches are refused when the two texts differ in a way that makes them different
 news although they read alike: a *templated report* (stock moves, weather warnings, prices, lottery
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import Enum
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import rjieba
 
@@ -216,7 +216,11 @@ def _substitution(
     its headline and its body, while a byline, a media outlet in a copyright line or the product of
     an advertisement is named once. With ``list_items``, two pieces about different names that
     both texts name are two items of one list, each text having lost the other's (two defendants
-    of one judgment, their birth years differing): nothing in them is a substitution."""
+    of one judgment, their birth years differing): nothing in them is a substitution. So are two
+    pieces one of which is about a person or organisation that the other text names as a subject
+    too (twice or more): that text tells of it elsewhere and lost only this sentence, so the piece
+    it pairs with is another item (burst tune seed 279: three drink-driving cases of one police
+    report, one copy without the second case's opening sentence, the other without the third case)."""
     ta, tb = _tagged(part_a), _tagged(part_b)
     matcher = SequenceMatcher(None, [w for w, _ in ta], [w for w, _ in tb], autojunk=False)
     found = None  # with list_items, the pieces are read to the end: a list item's name may come last
@@ -232,16 +236,19 @@ def _substitution(
         if long_run and not (left[0] == right[0] == "number" and _mostly_numbers(ta[i1:i2]) and _mostly_numbers(tb[j1:j2])):
             continue
         (kind_l, slot_l), (kind_r, slot_r) = left, right
-        if kind_l.split(":")[0] not in slots:
-            continue
         if kind_l.split(":")[0] != kind_r.split(":")[0] or (kind_l.startswith("polarity") and kind_l == kind_r):
             continue
         # Substring, not token, membership: segmentation of the same word varies with its context.
         # A number is stated only whole: the 2 of 20时 or 第12期 is not a 2.
         states = _states_number if kind_l == "number" else str.__contains__
         if any(states(whole_b, w) for w in slot_l) or any(states(whole_a, w) for w in slot_r):
-            if list_items and kind_l == "name" and any(w in whole_b for w in slot_l) and any(w in whole_a for w in slot_r):
-                return None
+            if list_items and kind_l == "name" and (
+                (any(w in whole_b for w in slot_l) and any(w in whole_a for w in slot_r))
+                or _named_as_subject(ta[i1:i2], whole_b) or _named_as_subject(tb[j1:j2], whole_a)
+            ):
+                return None  # whichever slots are read: a list item's figures are its own
+            continue
+        if kind_l.split(":")[0] not in slots:
             continue
         if subject_names and kind_l == "name" and (
             all(whole_a.count(w) < 2 for w in slot_l) or all(whole_b.count(w) < 2 for w in slot_r)
@@ -251,6 +258,14 @@ def _substitution(
         if not list_items:
             return found
     return found
+
+
+_PERSON_OR_ORGANISATION = frozenset({"nr", "nrfg", "nrt", "nt"})
+
+
+def _named_as_subject(tokens: Sequence[tuple[str, str]], other: str) -> bool:
+    """Whether a person or organisation among ``tokens`` is named twice or more in ``other``."""
+    return any(tag in _PERSON_OR_ORGANISATION and len(word) >= 2 and other.count(word) >= 2 for word, tag in tokens)
 
 
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;\n])")
@@ -448,9 +463,11 @@ def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings
         # A roundup holds each of its stories' leads: holding a story is not being a copy of it.
         # A copy of the roundup itself under another headline (not told as a roundup) is as long,
         # or longer and holding the whole roundup (burst tune seed 227: a roundup's teaser inside
-        # a reworded copy of the full roundup).
+        # a reworded copy of the full roundup), or the roundup cut short under its own headline,
+        # too few of its items left to tell it as one (burst tune seed 265: two teasers of one
+        # 财经新闻汇总, one cut after its second item).
         if ev.containment >= decision.near_containment and (
-            ev.roundups != 1 or ev.shingle_ratio >= decision.near_containment or ev.roundup_contained
+            ev.roundups != 1 or ev.shingle_ratio >= decision.near_containment or ev.roundup_contained or ev.roundup_cut
         ) and not holds_only_a_frame(ev, decision):
             return Verdict(Reason.NEAR, round(ev.containment, 4))
         if quotes_its_story(ev):

@@ -218,3 +218,33 @@ def test_a_retitled_copy_of_a_roundup_matches_it_and_its_stories_still_do_not():
     assert ev.containment >= settings.decision.near_containment
     verdict = judge(ev, settings.decision, settings.simhash)
     assert verdict is not None and verdict.reason is Reason.NEAR
+
+
+def test_a_roundup_cut_short_under_its_own_headline_is_its_copy():
+    """Read on burst tune seed 265: two teasers of one 财经新闻汇总, one cut after its second item,
+    so only the other was told as a roundup, and the cut one (held whole by it) was refused as one
+    of its stories. A story does not carry the roundup's headline, which calls it a gathering of
+    news; the cut copy does. A story under a column's tag (早报｜<its own headline>) stays apart."""
+    from indexer.compare.evidence import compare_sides
+    from indexer.compare.rules import Reason, judge
+    from indexer.compare.sides import Side
+    from indexer.features import text_features
+    from indexer.settings import Settings
+
+    settings = Settings()
+
+    def side(rid, title, body):
+        return Side.of(rid, text_features(title, body, settings), None, None)
+
+    briefing = side("brief", BRIEFING["title"], BRIEFING_BODY)
+    cut = side("cut", "转发：" + BRIEFING["title"], "\n".join(BRIEFING_BODY.split("\n")[:3]))
+    assert briefing.roundup and not cut.roundup
+    ev = compare_sides(briefing, cut, settings)
+    assert ev.roundups == 1 and ev.roundup_cut and not ev.roundup_contained, ev
+    assert ev.shingle_ratio < settings.decision.near_containment <= ev.containment
+    verdict = judge(ev, settings.decision, settings.simhash)
+    assert verdict is not None and verdict.reason is Reason.NEAR
+    column_story = side("story", "早报｜10月CPI同比上涨2.1%", lead(CPI))
+    ev = compare_sides(briefing, column_story, settings)
+    assert ev.roundups == 1 and not ev.roundup_cut and ev.containment >= settings.decision.near_containment, ev
+    assert judge(ev, settings.decision, settings.simhash) is None

@@ -122,7 +122,7 @@ def test_sources_crawl_concurrently_each_with_its_own_politeness(make_server, tm
 
     def held_until_the_other_source_is_done(req):
         waited["other source finished first"] = fine_done.wait(10)  # sequential runs would wait it out
-        return static(f'<a href="/a/1.html">1</a>')(req)
+        return static('<a href="/a/1.html">1</a>')(req)
 
     stuck.routes["/index.html"] = held_until_the_other_source_is_done
     stuck.routes["/a/1.html"] = static(page_b(stories.FLOOD))
