@@ -11,7 +11,8 @@ An article is a roundup when both of these hold, each alone being too common:
 * its headline calls it one (早报, 要闻, 新闻早知道, 新闻汇总, 资讯一览, 3条新闻): single stories carry
   such words too, as a column tag (早报｜北京今日降温);
 * its body lists at least ``MIN_ITEMS`` items numbered in sequence at the start of their lines
-  (1. / 1、/ 一、/ ① / 【1】 / (1); one number may be missing), or heads as many items with labels in brackets (【浙江】...
+  (1. / 1、/ 一、/ ① / 【1】 / (1); one number may be missing, the first too; an item may number its
+  own points in another style), or heads as many items with labels in brackets (【浙江】...
   【山东】... 【河南】..., the region or the column of each item, wherever the cleaning left them):
   a policy or a how-to numbers its points too, a long report heads its parts (【事件经过】).
 
@@ -38,7 +39,7 @@ MIN_ITEMS = 3
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 # An item number at the start of a line: 1. 1、 1) 一、 ① 【1】 (1) ; 1.5亿 is a figure, not an item.
 _ITEM_NUMBER = re.compile(
-    r"^\s*(?:(\d{1,2})\s*(?:[.．](?!\d)|[、)）:：])"
+    r"^\s*(?:(\d{1,2})\s*([.．](?!\d)|[、)）:：])"
     r"|([一二三四五六七八九十]{1,3})\s*[、.．]"
     r"|([" + _CIRCLED + r"])"
     r"|[【\[(（](\d{1,2}|[一二三四五六七八九十]{1,3})[】\])）])",
@@ -71,29 +72,51 @@ _NOT_LETTER = re.compile(r"[\W_]+")
 _FLASH_COLUMN = re.compile(_ROUNDUP_HEADLINE.pattern + r"|快讯|速递|速览|播报")
 
 
-def item_numbers(body: str) -> list[int]:
-    """The numbers of the items listed at the starts of the body's lines, in order."""
+def numbered_items(body: str) -> list[tuple[str, int]]:
+    """(numbering style, number) of each item listed at the start of one of the body's lines, in
+    order; the style is the delimiter of an arabic number (1. and 1、 are two styles), or the kind
+    of numeral (一、, ①, 【1】)."""
     out = []
     for m in _ITEM_NUMBER.finditer(body):
-        arabic, chinese, circled, bracketed = m.groups()
+        arabic, delimiter, chinese, circled, bracketed = m.groups()
         if circled:
-            out.append(_CIRCLED.index(circled) + 1)
+            out.append(("circled", _CIRCLED.index(circled) + 1))
             continue
         value = chinese_number(arabic or chinese or bracketed)
         if value is not None:
-            out.append(int(value))
+            style = delimiter.replace("．", ".").replace("）", ")").replace("：", ":") if arabic else "chinese" if chinese else "bracketed"
+            out.append((style, int(value)))
     return out
 
 
+def item_numbers(body: str) -> list[int]:
+    """The numbers of the items listed at the starts of the body's lines, in order."""
+    return [number for _, number in numbered_items(body)]
+
+
+def longest_list(body: str) -> int:
+    """The most items of one list in the body: numbered in a row whatever their style, or in one
+    style, when the items number their own points in another (a digest's 1. 2. 3., the first item
+    listing its own 1、2、: read on the heldout tune part, seed 320)."""
+    items = numbered_items(body)
+    by_style: dict[str, list[int]] = {}
+    for style, number in items:
+        by_style.setdefault(style, []).append(number)
+    return max([longest_numbered_run([n for _, n in items]), *map(longest_numbered_run, by_style.values())])
+
+
 def longest_numbered_run(numbers: list[int]) -> int:
-    """The most items of one list numbered 1, 2, 3 ... in a row. One number may be missing (the
-    cleaning drops an item's headline line that reads like a site's furniture: 2. 城关警方二维码智慧
-    警务助推窗口服务--兰州文明网, leaving 1, 3, 4); a second gap, or a number out of turn, ends it."""
+    """The most items of one list numbered 1, 2, 3 ... in a row. One number may be missing, the
+    first too (the cleaning drops an item's headline line that reads like a site's furniture: 2.
+    城关警方二维码智慧警务助推窗口服务--兰州文明网, leaving 1, 3, 4, or as item 1 leaving 2, 3, 4: heldout
+    tune seed 305); a second gap, or a number out of turn, ends it."""
     best = run = last = 0
     skipped = False
     for n in numbers:
         if n == 1:
             run, last, skipped = 1, 1, False
+        elif n == 2 and not run:  # a list whose first item is missing
+            run, last, skipped = 1, 2, True
         elif run and n == last + 1:
             run, last = run + 1, n
         elif run and n == last + 2 and not skipped:
@@ -132,4 +155,4 @@ def is_roundup(clean_title: str, clean_body: str) -> bool:
         return True
     if not headline_calls_it_a_roundup(clean_title):
         return False
-    return longest_numbered_run(item_numbers(clean_body)) >= MIN_ITEMS or len(item_labels(clean_body)) >= MIN_ITEMS
+    return longest_list(clean_body) >= MIN_ITEMS or len(item_labels(clean_body)) >= MIN_ITEMS

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from indexer.compare.roundups import is_roundup, item_numbers, longest_numbered_run
+from indexer.compare.roundups import is_roundup, item_numbers, longest_list, longest_numbered_run
 from indexer.pipeline import Decision
 from tests.test_pipeline import CPI, QUAKE, rec
 
@@ -114,9 +114,15 @@ def test_single_stories_are_not_roundups(title, body):
 def test_item_numbers_read_each_numbering_style():
     assert item_numbers("1. a\n2、b\n(3) c\n【4】d\n五、e\n⑥f\n正文 7. 不在行首") == [1, 2, 3, 4, 5, 6]
     assert longest_numbered_run([1, 2, 1, 2, 3, 4, 9, 1]) == 4
-    assert longest_numbered_run([2, 3, 4]) == 0  # a list starts at 1
-    # one number missing (an item's headline line the cleaning dropped) keeps the list; two end it
+    # one number missing (an item's headline line the cleaning dropped), the first too, keeps the
+    # list; two end it
     assert longest_numbered_run([1, 3, 4]) == 3 and longest_numbered_run([1, 3, 5]) == 2
+    assert longest_numbered_run([2, 3, 4]) == 3 and longest_numbered_run([2, 4, 5]) == 1
+    assert longest_numbered_run([3, 4, 5]) == 0  # two missing
+    # a digest's items (1. 2. 3.), the first numbering its own points (1、2、): heldout tune seed 320
+    digest = "以下是今日要闻。\n1. 公务员考试减免考务费公告\n1、特困家庭\n2、低保家庭\n2. 偷电动车被电死\n3. 奚晓明受贿案"
+    assert longest_numbered_run(item_numbers(digest)) == 2 and longest_list(digest) == 3
+    assert is_roundup("新闻早知道：05月30日，公务员考试减免考务费等3条要闻", digest)
 
 
 # A digest whose second item's headline line the cleaning drops as a site's furniture (it ends in
