@@ -14,6 +14,7 @@ the figures printed by default, and the ones to quote, are --part test.
     python bench/quality.py all
     python bench/quality.py layers --plot docs/bench/layers.png   # each layer alone and combined
     python bench/quality.py burst --part tune --build-seed 208 --orders 1   # a tune set from another seed
+    python bench/quality.py burst --part tune --build-seeds 261-290         # one order of each: which to read
 
 Clustering sets are ingested in --orders shuffled arrival orders (an incremental clusterer's result
 depends on the order); each figure is the mean with its range (min-max) over the orders. -v reads
@@ -242,14 +243,17 @@ def heldout(args):
     import heldout_sets
 
     s = heldout_sets.reposts_set(_built_part(args), n_seeds=args.seeds or 120, **_build_seed(args))
-    evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind, heldout_sets.ALONE_KINDS | {"hard_negative"}, s.hard_pairs)
+    _, preds = evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind,
+                               heldout_sets.ALONE_KINDS | {"hard_negative"}, s.hard_pairs)
+    return s, preds
 
 
 def burst(args):
     import heldout_sets
 
     s = heldout_sets.burst_set(_built_part(args), **_build_seed(args))
-    evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind)
+    _, preds = evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind)
+    return s, preds
 
 
 def traditional(args):
@@ -263,6 +267,7 @@ def traditional(args):
     wrong = spread([sum(c in p and p[c] != p.get(s.truth[c]) and n[p[c]] > 1 for c in copies) for p, n in zip(preds, sizes)])
     print(f"  traditional copies in their original's cluster: {joined.mean:.1f} ({joined.low:.0f}-{joined.high:.0f}) of {len(copies)}; "
           f"in another story's cluster: {wrong.mean:.1f} ({wrong.low:.0f}-{wrong.high:.0f})")
+    return s, preds
 
 
 def reposts(args):
@@ -368,6 +373,30 @@ def layers(args):
 
 
 ALL = ["heldout", "burst", "traditional", "reposts", "ecom", "sohu", "inews"]
+BUILT = ["heldout", "burst", "traditional"]
+
+
+def sweep(args) -> None:
+    """--build-seeds A-B: the set rebuilt from each tune seed in turn (one order each unless
+    --orders says more), then the seeds where some order was not exactly its stories: the fresh
+    tune sets to read with -v --build-seed K, never the test part."""
+    if args.which not in BUILT or args.part != "tune":
+        raise SystemExit(f"--build-seeds sweeps {', '.join(BUILT)} with --part tune")
+    first, _, last = args.build_seeds.partition("-")
+    seeds = range(int(first), int(last or first) + 1)
+    args.orders = args.orders or 1
+    flagged = []
+    for seed in seeds:
+        args.build_seed = seed
+        s, preds = globals()[args.which](args)
+        stories = len(set(s.truth.values()))
+        runs = [(len(set(p.values())), pairwise_prf(p, s.truth)) for p in preds]
+        if any(n != stories or m.precision < 1 or m.recall < 1 for n, m in runs):
+            flagged.append((seed, stories, runs))
+    print(f"{args.which} tune seeds {seeds.start}-{seeds.stop - 1}: {len(flagged)} of {len(seeds)} not exactly their stories"
+          f" in some order of {args.orders}")
+    for seed, stories, runs in flagged:
+        print(f"  seed {seed}: " + "; ".join(f"{n} clusters for {stories}, P {m.precision:.4f} R {m.recall:.4f}" for n, m in runs))
 
 
 def main() -> None:
@@ -380,6 +409,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--build-seed", type=int, default=0,
                         help="heldout, burst, traditional: build the set from this seed instead of its own")
+    parser.add_argument("--build-seeds", default="", metavar="A-B",
+                        help="heldout, burst, traditional with --part tune: sweep the tune sets built from seeds A to B")
     parser.add_argument("--orders", type=int, default=0,
                         help="shuffled arrival orders (default: ecom 10, traditional 5, reposts/heldout/burst 3)")
     parser.add_argument("--opencc", default="s2t", help="traditional: OpenCC conversion (s2t, s2twp, s2hk)")
@@ -388,6 +419,9 @@ def main() -> None:
     parser.add_argument("--errors", type=int, default=8, help="-v: errors shown of each sort")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
+    if args.build_seeds:
+        sweep(args)
+        return
     for name in (ALL if args.which == "all" else [args.which]):
         globals()[name](args)
 
