@@ -122,6 +122,21 @@ _TIME_OF_DAY = r"(?:凌晨|清晨|早上|早晨|上午|中午|午间|下午|傍�
 _RELATIVE = re.compile(r"(?:今天|今日)(?=" + _TIME_OF_DAY + r")|今晨|今早|今晚|昨天|昨日|昨晚|昨夜|前天|前日")
 
 
+# An event named by its date in a headline (昆明7.21公车恐怖袭击事件, “7·20”河南暴雨, 3·01暴恐案): month and
+# day joined by a dot, an event word closing the name within a few characters; not a figure with
+# its unit (7.21亿, 6.5级地震, 1.5小时后发生爆炸).
+_NAMED_DATE = re.compile(
+    r"(?<![\d.·])(1[0-2]|0?[1-9])[.·・](3[01]|[12]\d|0?[1-9])"
+    r"(?![\d%亿万千百元米吨倍秒天年个级度岁]|小时|公里|公斤|分钟|摄氏)"
+    r"(?=[^，,。；;！!？?\s]{0,10}?(?:事件|事故|案|大火|火灾|爆炸|地震|袭击|惨案|车祸|暴雨|洪水|空难|枪击))"
+)
+
+
+def headline_named_dates(clean_title: str) -> tuple[tuple[int, int], ...]:
+    """(month, day) of each event the headline names by its date."""
+    return tuple(dict.fromkeys((int(m.group(1)), int(m.group(2))) for m in _NAMED_DATE.finditer(clean_title)))
+
+
 def _day_of(publish_time: datetime | date | None) -> date | None:
     if publish_time is None:
         return None
@@ -756,6 +771,8 @@ class Specifics:
     all_dates: tuple[EventDate, ...] = ()
     all_figures: tuple[Figure, ...] = ()
     text: str = ""
+    named_dates: tuple[tuple[int, int], ...] = ()  # events the headline names by date (7.21事件): (month, day)
+    lead_month_days: tuple[tuple[int, int], ...] = ()  # dates the lead writes with their month (3月1日), any year
     sentences: frozenset[str] = frozenset()  # the body's sentences, compacted (``compact_sentences``)
 
 
@@ -801,6 +818,9 @@ def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime 
         all_dates=tuple(dict.fromkeys(d for _, _, d in dates)),
         all_figures=tuple(dict.fromkeys(f for _, f in figures)),
         text=f"{clean_title}\n{clean_body[:TEXT_CHARS]}",
+        named_dates=headline_named_dates(clean_title),
+        lead_month_days=tuple(dict.fromkeys((d.month, d.day) for at, dateline, d in dates
+                                            if at < len(lead) and not dateline and d.month is not None and "月" in d.surface)),
         sentences=compact_sentences(clean_body[:TEXT_CHARS]),
     )
 
@@ -832,6 +852,22 @@ def _place_conflict(a: Specifics, b: Specifics) -> str | None:
 def _date_conflict(a: Specifics, b: Specifics) -> str | None:
     if a.dates and b.dates and not _dates_meet(a.dates, b.all_dates, b.text) and not _dates_meet(b.dates, a.all_dates, a.text):
         return f"event dates differ: {'、'.join(map(str, a.dates))} vs {'、'.join(map(str, b.dates))}"
+    return _named_date_conflict(a, b) or _named_date_conflict(b, a)
+
+
+def _named_date_conflict(a: Specifics, b: Specifics) -> str | None:
+    """``a``'s headline names its event by a date (7.21事件) that ``b`` never mentions, while ``b``'s
+    lead dates its own event with another month and day. Read whatever the publish times say: an
+    event's name keeps its date when the report is years later, or its publish time wrong (held-out
+    tune seeds 339 and 345: 昆明7.21公车恐怖袭击事件 against the 3月1日 attack at 昆明火车站)."""
+    for month, day in a.named_dates:
+        if not b.lead_month_days or (month, day) in b.named_dates:
+            continue
+        written = (f"{month}.{day}", f"{month}·{day}", f"{month}・{day}", f"{month}月{day}日", f"{month}月{day}号")
+        near = [*b.lead_month_days, *((d.month, d.day) for d in b.all_dates if d.month is not None)]
+        if any(w in b.text for w in written) or any(m == month and abs(d - day) <= 1 for m, d in near):
+            continue
+        return f"event dates differ: {month}.{day} (the headline's event) vs {'、'.join(f'{m}月{d}日' for m, d in b.lead_month_days)}"
     return None
 
 

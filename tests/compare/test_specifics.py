@@ -482,3 +482,30 @@ def test_headlines_naming_different_matches_conflict():
     assert specifics_conflict(head("篮球——CBA第二阶段：北京紫禁勇士胜深圳马可波罗"),
                               head("篮球——CBA第二阶段：深圳马可波罗胜吉林九台农商银行")).startswith("matches differ")
     assert specifics_conflict(head("CBA：北京紫禁勇士胜深圳马可波罗"), head("北京紫禁勇士对阵深圳马可波罗赛后评分")) is None
+
+
+def test_an_event_named_by_its_date_conflicts_with_another_dated_event():
+    """Read on held-out tune seeds 339 and 345 (cec_news reports given publish times years after
+    their events): 昆明7.21公车恐怖袭击事件 against the 3月1日 attack at 昆明火车站 passed as one event,
+    since neither report's dates fall near its publish day. The headline names its event by date,
+    whatever the publish time; a report that states that date (or the next day) is no conflict."""
+    from indexer.compare.specifics import headline_named_dates
+
+    bus = spec("昆明7.21公车恐怖袭击事件", "今天早上，在昆明在上班的高峰时间里面连续发生了两起公共汽车爆炸案，已经造成2死14伤。",
+               datetime(2024, 5, 3, 18, tzinfo=CST))
+    station = spec("昆明暴力恐怖袭击事件火车站被警方封锁",
+                   "3月1日23时30分许，昆明火车站被警方封锁。当日21时20分许，昆明火车站发生暴力恐怖袭击事件。",
+                   datetime(2024, 5, 6, 19, tzinfo=CST))
+    assert bus.named_dates == ((7, 21),) and station.lead_month_days == ((3, 1),)
+    assert specifics_conflict(bus, station) == specifics_conflict(station, bus) is not None
+    assert "7.21" in specifics_conflict(bus, station)
+    follow_up = spec("昆明公交车爆炸案告破", "7月22日，警方通报了7月21日昆明公交车连环爆炸案的侦破情况。",
+                     datetime(2008, 7, 22, 18, tzinfo=CST))
+    bus_on_its_day = spec("昆明7.21公车恐怖袭击事件", "今天早上，昆明连续发生了两起公共汽车爆炸案，已经造成2死14伤。",
+                          datetime(2008, 7, 21, 18, tzinfo=CST))
+    assert specifics_conflict(bus_on_its_day, follow_up) is None
+    assert specifics_conflict(bus_on_its_day, station) is not None
+    # figures with their unit, and a headline without an event word, name no date
+    assert headline_named_dates("四川发生6.5级地震") == headline_named_dates("营收7.21亿元大案") == ()
+    assert headline_named_dates("1.5小时后发生爆炸") == headline_named_dates("版本7.21发布") == ()
+    assert headline_named_dates("“7·20”河南暴雨") == ((7, 20),)
