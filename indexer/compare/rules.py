@@ -241,10 +241,10 @@ def _substitution(
         # Substring, not token, membership: segmentation of the same word varies with its context.
         # A number is stated only whole: the 2 of 20时 or 第12期 is not a 2.
         states = _states_number if kind_l == "number" else str.__contains__
-        if any(states(whole_b, w) for w in slot_l) or any(states(whole_a, w) for w in slot_r):
+        left_in_b, right_in_a = any(states(whole_b, w) for w in slot_l), any(states(whole_a, w) for w in slot_r)
+        if left_in_b or right_in_a:
             if list_items and kind_l == "name" and (
-                (any(w in whole_b for w in slot_l) and any(w in whole_a for w in slot_r))
-                or _named_as_subject(ta[i1:i2], whole_b) or _named_as_subject(tb[j1:j2], whole_a)
+                (left_in_b and right_in_a) or _named_as_subject(ta[i1:i2], whole_b) or _named_as_subject(tb[j1:j2], whole_a)
             ):
                 return None  # whichever slots are read: a list item's figures are its own
             continue

@@ -864,8 +864,8 @@ def _named_date_conflict(a: Specifics, b: Specifics) -> str | None:
         if not b.lead_month_days or (month, day) in b.named_dates:
             continue
         written = (f"{month}.{day}", f"{month}·{day}", f"{month}・{day}", f"{month}月{day}日", f"{month}月{day}号")
-        near = [*b.lead_month_days, *((d.month, d.day) for d in b.all_dates if d.month is not None)]
-        if any(w in b.text for w in written) or any(m == month and abs(d - day) <= 1 for m, d in near):
+        # b's dates with their month (its lead's among them)
+        if any(w in b.text for w in written) or any(d.month == month and abs(d.day - day) <= 1 for d in b.all_dates):
             continue
         return f"event dates differ: {month}.{day} (the headline's event) vs {'、'.join(f'{m}月{d}日' for m, d in b.lead_month_days)}"
     return None
