@@ -5,7 +5,10 @@ the hard negatives of ``hard_negatives``, for the measurements issue 12 asks for
   templated reports and same-kind-different-event reports from cec_news, over a month;
 - ``burst_set``: 100 real stories x 20 articles each (the original and 19 reposts), two days;
 - ``traditional_set``: real articles, each with a verbatim copy in traditional characters, among
-  other real articles.
+  other real articles;
+- ``site_set``: short real articles as several sites' crawlers save them, each story ending with
+  its site's related-reading list and footer (the same under every story of a site), copied by
+  other sites with their own list and footer, some writing small figures in Chinese numerals.
 
 Every builder takes ``part`` ("tune" or "test", see ``splits``) and draws its real articles from
 that part only. Seeds never include the first generator's default seeds (``datasets.repost_set``,
@@ -22,6 +25,7 @@ distractors (``quality.py ... -v``) before calling it the engine's error.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -165,5 +169,64 @@ def traditional_set(part: str = "test", copies: int = 60, distractors: int = 500
             out.records.append({"id": rid, "title": convert(a["title"]), "content": convert(a["content"]),
                                 "publish_time": (when + timedelta(hours=rng.uniform(-24, 24))).isoformat()})
             out.truth[rid], out.kind[rid] = a["id"], "traditional"
+    rng.shuffle(out.records)
+    return out
+
+
+# Site templates of site_set: the header over a site's related-reading list, how it marks each
+# listed headline, and its footer lines ({n}: a number of the site's own).
+SITE_TEMPLATES = [
+    ("大河网", "相关阅读：", "· "), ("映象网", "【热门推荐】", "▪ "), ("中原网", "猜你喜欢", ""),
+    ("东方今报", "延伸阅读", "{k}. "), ("郑州晚报", "推荐阅读：", "• "), ("大象新闻", "大家都在看", "[{k}] "),
+]
+SITE_FOOTERS = [
+    "{site}地址：郑州市金水区农业路东{n}号 邮编：4500{d}",
+    "新闻热线：0371-6{n}5666 广告热线：0371-6{n}5700",
+    "Copyright © 2024 {site} 版权所有 豫ICP备0{n}2341号",
+    "违法和不良信息举报电话：0371-6{n}79 举报邮箱：jubao{d}@{n}.cn",
+    "豫公网安备 4101050{n}0{d}号",
+]
+_NUMERALS = {"2": "两", "3": "三", "4": "四", "5": "五", "6": "六", "7": "七", "8": "八", "9": "九", "10": "十"}
+_SMALL_FIGURE = re.compile(r"(?<![\d.])(10|[2-9])(?=[人名个辆起家位只])")
+
+
+def _site_page(content: str, site: int, related: list[str], numbers: int) -> str:
+    name, header, mark = SITE_TEMPLATES[site]
+    listed = [mark.format(k=k) + h for k, h in enumerate(related, 1)]
+    footer = [f.format(site=name, n=numbers, d=site) for f in SITE_FOOTERS]
+    return "\n".join([*reposts_v2.blocks(content), header, *listed, *footer])
+
+
+def site_set(part: str = "test", stories: int = 60, copies: int = 2, seed: int = 11, max_chars: int = 600) -> LabelledSet:
+    """``stories`` short real ccf2019_inews articles (at most ``max_chars``), each published by a
+    home site and copied by ``copies`` other sites within two days; every page ends with its site's
+    related-reading list (headlines of other real articles, the same under every story of the site)
+    and footer (registration, hotline and report numbers of its own). A copy re-tags its headline
+    half of the time and writes small figures in Chinese numerals (3人 as 三人) half of the time.
+    Stories of one site share their furniture word for word; copies of one story share none."""
+    check_part(part)
+    rng = random.Random(seed)
+    t0 = datetime(2024, 5, 6, 0, tzinfo=CST)
+    out = LabelledSet(f"sites ({part})", [], {}, {})
+    pool = datasets.distinct_seeds(stories * 8, min_chars=60, seed=seed, part=part, sources=("inews",), exclude=_v1_seed_ids())
+    short = [a for a in pool if len(a["content"]) <= max_chars][:stories]
+    headlines = [a["title"] for a in pool if a not in short and 8 <= len(a["title"]) <= 30]
+    related = [rng.sample(headlines, rng.randint(5, 8)) for _ in SITE_TEMPLATES]
+    numbers = [rng.randint(10, 99) for _ in SITE_TEMPLATES]
+    for i, a in enumerate(short):
+        home = i % len(SITE_TEMPLATES)
+        when = t0 + timedelta(hours=rng.uniform(0, 48))
+        others = rng.sample([k for k in range(len(SITE_TEMPLATES)) if k != home], copies)
+        for j, site in enumerate([home, *others]):
+            content, title = a["content"], a["title"]
+            if j and rng.random() < 0.5:
+                content = _SMALL_FIGURE.sub(lambda m: _NUMERALS[m.group(1)], content)
+            if j and rng.random() < 0.5:
+                title = rng.choice(reposts_v2.TITLE_PREFIXES) + title
+            rid = a["id"] if j == 0 else f"{a['id']}~site{site}"
+            out.records.append({"id": rid, "title": title, "content": _site_page(content, site, related[site], numbers[site]),
+                                "publish_time": (when + timedelta(hours=j and rng.uniform(0, 24))).isoformat(),
+                                "source": SITE_TEMPLATES[site][0]})
+            out.truth[rid], out.kind[rid] = a["id"], "original" if j == 0 else "site_copy"
     rng.shuffle(out.records)
     return out

@@ -270,6 +270,15 @@ def traditional(args):
     return s, preds
 
 
+def sites(args):
+    """Short real articles under several sites' related-reading lists and footers (bench/heldout_sets.py site_set)."""
+    import heldout_sets
+
+    s = heldout_sets.site_set(_built_part(args), **_build_seed(args))
+    _, preds = evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind)
+    return s, preds
+
+
 def reposts(args):
     part = _part(args)
     records, truth = datasets.repost_set(args.seeds or 300, part=part)
@@ -372,8 +381,8 @@ def layers(args):
         plots.save(fig, args.plot, f"python bench/quality.py layers --part {args.part} --seeds {args.seeds or 300}")
 
 
-ALL = ["heldout", "burst", "traditional", "reposts", "ecom", "sohu", "inews"]
-BUILT = ["heldout", "burst", "traditional"]
+ALL = ["heldout", "burst", "traditional", "sites", "reposts", "ecom", "sohu", "inews"]
+BUILT = ["heldout", "burst", "traditional", "sites"]
 
 
 def sweep(args) -> None:

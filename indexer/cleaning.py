@@ -19,8 +19,9 @@ from .html import html_to_text, is_whole_page, page_text
 # by other cleaning would hold keys that the same text no longer gets. Raise it whenever a change
 # gives text that was already cleaned a different clean form. 2: traditional characters folded to
 # simplified; more repost furniture removed. 3: a whole saved page is read as its main content
-# (indexer/html.py); figcaptions are lines of their own.
-CLEANING_VERSION = "clean3"
+# (indexer/html.py); figcaptions are lines of their own. 4: site furniture: the headlines listed under
+# a related-reading header, and footer lines with registration, hotline or address numbers.
+CLEANING_VERSION = "clean4"
 
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
 
@@ -48,10 +49,20 @@ _TITLE_SITE_SUFFIX = re.compile(r"\s*(?:[_|｜丨]|\s-\s)\s*[^_|｜丨]{1,16}(?:
 # Spaces only (never a line break): normalised text has no other blank.
 _NAMES = r"[\u4e00-\u9fff·]{2,4}(?:[ 、,]+[\u4e00-\u9fff·]{2,4}){0,5}"
 # Bullets and rules that decorate furniture lines (◎文/记者 张三, □首席记者 李四, ▲图片来源:...).
-_LINE_DECORATION = re.compile(r"^[◎□■▲▼△▽●○◆◇★☆※→←↑↓▎▍|丨>\-—_=~*#·\s]+")
+_LINE_DECORATION = re.compile(r"^[•▪►▶◦‣◎□■▲▼△▽●○◆◇★☆※→←↑↓▎▍|丨>\-—_=~*#·\s]+")
 # Whole lines that are furniture, not content. A prompt or stub rule stops short of a full stop: a line
 # that ends a sentence is the story's (网友纷纷点赞。 更多精彩的节目将在下周播出。); share prompts end
 # with ! often enough (喜欢就点个赞哦!) to let them.
+# Headers of the other stories a site lists under an article (相关阅读, 热门推荐, 猜你喜欢...): the
+# headlines below one are furniture too (``_listed_headline``).
+_LIST_HEADERS = (
+    r"(?:相关|延伸|推荐|更多|热门|热点|精彩|今日|往期|热文|最新)(?:阅读|新闻|文章|报道|推荐|回顾|精彩|排行)|"
+    r"(?:点击|阅读|热门)排行|排行榜|猜你喜欢|为(?:你|您)推荐|大家都在看|你可能(?:感兴趣|还喜欢)"
+)
+_LIST_HEADER = re.compile(r"^\s*[【\[]?(?:" + _LIST_HEADERS + r")[】\]]?\s*[:：>]*\s*$")
+# One listed headline: short, no full stop (a sentence ends the list: the story may go on below it).
+_LIST_NUMBER = re.compile(r"^(?:\d{1,2}|[a-z])\s*[.、)]\s*|^\[\d{1,2}\]\s*")
+LISTED_HEADLINE_MAX = 60
 _BOILERPLATE_LINE = re.compile(
     r"^\s*(?:"
     # Original title: a line of its own, a headline without a full stop. A line with sentences has
@@ -86,8 +97,12 @@ _BOILERPLATE_LINE = re.compile(
     r".{0,20}(?:如有|若有|如涉及)(?:版权|侵权).*|"
     r"(?:本文|文章|该文|此文|以上内容|作品)[^。]{0,30}(?:仅代表|不代表|并不代表)[^。]{0,20}(?:观点|立场).*|"
     r".{0,40}(?:请|敬请)?(?:联系|告知|通知)(?:我们|本站|本网|小编|管理员|平台)[^。]{0,12}删除.{0,20}|"
+    # Site footers: registration, report and hotline numbers, postcodes. Never a line with a full stop:
+    # 记者拨打了该公司的举报电话,无人接听。 is the story's.
+    r"[^。]{0,80}?(?:icp备|icp证|公网安备|网安备|经营许可证|许可证编号|违法和不良信息|举报(?:电话|邮箱|热线|中心)|"
+    r"(?:新闻|广告|投稿|报料|爆料|服务|读者|发行)热线|邮编|邮政编码)[^。]*|"
     # Navigation and end marks
-    r"(?:上一篇|下一篇|相关阅读|相关新闻|延伸阅读|推荐阅读|热门推荐)[:：]?.{0,60}|"
+    r"(?:上一篇|下一篇|上一条|下一条|" + _LIST_HEADERS + r")[:：]?[^。]{0,60}|"
     r"(?:返回|回到)(?:顶部|首页|搜狐|网易|文章首页).{0,10}|"
     r"【?(?:纠错|打印|关闭|收藏)】?(?:\s*【?(?:纠错|打印|关闭|收藏)】?)*|"
     r"(?:end|完|全文完|\(完\)|【完】)[\s\-—_=~*]*"
@@ -302,14 +317,25 @@ def clean_body(content: str) -> str:
     read as its main content (indexer/html.py page_text)."""
     if looks_like_html(content) or is_whole_page(content):
         content = page_text(content)
-    lines = []
+    lines, listing = [], False
     for line in normalize(content).split("\n"):
+        bare = _LINE_DECORATION.sub("", line.strip())
+        if listing and bare and _listed_headline(bare, marked=len(bare) < len(line.strip())):
+            continue
+        listing = bool(_LIST_HEADER.match(bare)) or (listing and not bare)
         line = _strip_furniture(line, lead=len(lines) < LEAD_LINES)
         if line:
             lines.append(line)
     if lines:
         lines[-1] = _TRAILING_SOURCE.sub("", lines[-1])
     return "\n".join(lines)
+
+
+def _listed_headline(bare: str, marked: bool) -> bool:
+    """Whether a line under a related-reading header is one of the listed headlines: short, and
+    marked as an item (a bullet, a number) or without a full stop."""
+    item = _LIST_NUMBER.sub("", bare)
+    return 0 < len(item) <= LISTED_HEADLINE_MAX and (marked or len(item) < len(bare) or "。" not in item)
 
 
 def _strip_furniture(line: str, lead: bool) -> str:

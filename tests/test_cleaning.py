@@ -317,6 +317,14 @@ def test_sentences_that_start_like_leads_are_kept(sentence):
     "原标题:20岁之后,爸妈就会变温柔。",
     "本文消息来源:武汉晚报,如有版权问题请联系小编。",
     "欢迎转发、评论、点赞,让交通事故远离大家!",
+    # Site footers: registration, report and hotline numbers, addresses with postcodes.
+    "Copyright © 2024 郑州晚报 版权所有 豫ICP备05002341号",
+    "违法和不良信息举报电话:0371-65795666 举报邮箱:jubao@zynews.cn",
+    "郑州晚报社地址:郑州市农业路东28号 邮编:450008",
+    "新闻热线:0371-96211 广告热线:0371-65795700",
+    "京公网安备 11000002000001号",
+    "互联网新闻信息服务许可证编号:41120170001",
+    "上一条:郑州地铁5号线恢复运营",
 ])
 def test_furniture_lines_are_removed(footer):
     assert clean_body(STORY + "\n" + footer) == STORY
@@ -360,6 +368,8 @@ def test_photo_credit_after_a_caption_is_removed():
     "学校鼓励学生阅读更多的课外书籍。",
     "市民可下载“随申办”app办理。",
     "记者尝试抠掉这些假的二维码,但底部粘太紧,撕下后依然无法正常扫码使用单车。",
+    "记者拨打了该公司的举报电话,无人接听。",
+    "市场监管部门公布了投诉举报电话12315。",
 ])
 def test_content_that_mentions_furniture_words_is_kept(sentence):
     out = clean_body(STORY + "\n" + sentence)
@@ -388,3 +398,23 @@ def test_interview_questions_are_kept_and_bylines_with_a_colon_removed():
 def test_long_staff_line_is_removed():
     body = STORY + "\n作者:郑欣贾阶生陈若滢摄影:过东海郑欣视频:刘柏阳责编:胡键审校:段新瑞"
     assert clean_body(body) == STORY
+
+
+def test_headlines_listed_under_a_related_reading_header_are_removed():
+    # Two different stories of one site end with the same list of other stories: listed, those
+    # headlines would be most of what two short stories share.
+    related = "\n".join(["相关阅读:", "· 河南一男子开车落水 民警跳河救人", "1. 郑州暴雨最新消息!", "[2] 京港澳高速发生追尾事故", ""])
+    assert clean_body(STORY + "\n" + related) == STORY
+    assert clean_body(STORY + "\n【热门推荐】\n▪ 三门峡发现古墓群\n▪ 洛阳牡丹花会开幕") == STORY
+    assert clean_body(STORY + "\n猜你喜欢\n男子街头救下落水儿童") == STORY
+    # a marked item is an item, full stop or not (【收藏】全新推出海报。绝对不容错过!)
+    assert clean_body(STORY + "\n推荐阅读:\n• 全新推出海报。绝对不容错过!\n• 三门峡发现古墓群") == STORY
+
+
+def test_the_story_goes_on_after_a_related_reading_list():
+    # Sites put the list inside the story too: the first sentence after it is the story again, and
+    # a header word inside a sentence heads no list.
+    body = STORY + "\n延伸阅读\n河南一男子开车落水\n民警随后将男子送往医院,目前已无生命危险。\n事故原因正在调查"
+    assert clean_body(body) == STORY + "\n民警随后将男子送往医院,目前已无生命危险。\n事故原因正在调查"
+    kept = STORY + "\n相关新闻发布后,当地连夜清理了河道。\n事故原因正在调查"
+    assert clean_body(kept) == kept

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -39,9 +40,21 @@ def test_template_substitutions_are_found(a, b, kind):
     ("目前，项目进展顺利。", "当前，项目进展顺利。"),  # synonym
     ("贵州茅台今日上涨3.2%，收报1688元", "贵州茅台今日大涨3.2%，收报1688元"),  # same polarity
     ("第一段。记者张三在现场看到，第二段内容。第三段。", "第一段。第二段内容。第三段。"),  # deletion
+    # an editor's numerals: the same figure with the same unit
+    ("今年全县共建成5个示范村，投入资金300万元。", "今年全县共建成五个示范村，投入资金300万元。"),
+    ("现场共有11名候选人参加竞选演讲。", "现场共有十一名候选人参加竞选演讲。"),
+    ("两辆货车相撞，造成3人受伤。", "2辆货车相撞，造成三人受伤。"),
 ])
 def test_rewordings_and_deletions_are_not_templates(a, b):
     assert template_difference(a, b) is None
+
+
+@pytest.mark.parametrize("a,b", [
+    ("今年全县共建成5个示范村，投入资金300万元。", "今年全县共建成六个示范村，投入资金300万元。"),  # another value
+    ("今年全县共建成5个示范村，投入资金300万元。", "今年全县共建成五家示范村，投入资金300万元。"),  # another unit
+])
+def test_other_figures_in_other_numerals_are_substitutions(a, b):
+    assert template_difference(a, b).startswith("number")
 
 
 def test_containment_and_overlap():
@@ -65,6 +78,37 @@ def test_no_templated_report_is_merged(make_indexer):
     ix = make_indexer()
     outcomes = ix.index_many(load("templated.jsonl"))
     assert [o.decision for o in outcomes] == [Decision.NEW] * len(outcomes)
+
+
+def _site_page(story: dict, site: str, related: list[str]) -> str:
+    """A story as one site's crawler saved it: the story, the site's related-reading list, its footer."""
+    return "\n".join([story["content"], "相关阅读：", *(f"· {h}" for h in related),
+                      f"{site}地址：郑州市农业路东{len(site) * 7}号 邮编：4500{len(site)}8 新闻热线：0371-6{len(site)}95666",
+                      f"Copyright © 2024 {site} 版权所有 豫ICP备0500{len(site)}341号",
+                      f"违法和不良信息举报电话：0371-6{len(site)}79 举报邮箱：jubao@site{len(site)}.cn"])
+
+
+def test_site_furniture_neither_joins_stories_nor_parts_copies(make_indexer):
+    # One site's stories all end with its related-reading list and footer: listed headlines and
+    # registration numbers are furniture, neither a likeness of two stories nor a difference of two
+    # copies (another site's list and numbers; its editor writing 五个 for 5个).
+    ix = make_indexer()
+    originals = load("originals.jsonl")
+    heads = [o["title"] for o in originals]
+    site_a = [{**o, "url": "", "content": _site_page(o, "大河网", heads[-8:])} for o in originals[:-8]]
+    out = ix.index_many(site_a)
+    assert [o.decision for o in out] == [Decision.NEW] * len(site_a)
+    numerals = {"2人": "两人", "3人": "三人", "7人": "七人", "12天": "十二天", "20座": "二十座"}
+    site_b = []
+    for o in originals[:-8]:
+        content = o["content"]
+        for arabic, chinese in numerals.items():
+            content = re.sub(rf"(?<![\d.]){arabic}", chinese, content)
+        site_b.append({**o, "id": o["id"] + "-b", "url": "", "content": _site_page({"content": content}, "映象网新闻", heads[-4:])})
+    assert sum(any(re.search(rf"(?<![\d.]){a}", o["content"]) for a in numerals) for o in originals[:-8]) >= 3
+    out = ix.index_many(site_b)
+    wrong = [(r["id"], o.decision.value, o.cluster_id) for r, o in zip(site_b, out) if o.cluster_id != r["id"][:-2]]
+    assert wrong == []
 
 
 def test_distinct_originals_stay_apart_and_their_reposts_join(make_indexer):

@@ -178,6 +178,27 @@ def test_traditional_set_pairs_each_copy_with_its_original():
         assert by_id[c]["content"] != original["content"] and len(by_id[c]["content"]) == len(original["content"])
 
 
+def test_site_set_gives_each_site_one_furniture_and_each_copy_another_site():
+    _data_or_skip()
+    import heldout_sets
+
+    test, tune = heldout_sets.site_set("test", stories=12), heldout_sets.site_set("tune", stories=12)
+    assert set(test.truth.values()).isdisjoint(tune.truth.values())
+    by_site: dict[str, set[str]] = {}
+    for r in test.records:
+        story = test.truth[r["id"]]
+        tail = r["content"].split("\n")[-5:]  # the footer: five lines of the site's own
+        by_site.setdefault(r["source"], set()).add("\n".join(tail))
+        assert (r["id"] == story) == (test.kind[r["id"]] == "original")
+    assert all(len(footers) == 1 for footers in by_site.values()) and len(by_site) > 1
+    copies = Counter(test.truth[i] for i, k in test.kind.items() if k == "site_copy")
+    assert set(copies.values()) == {2} and len(copies) == 12
+    sources = {}
+    for r in test.records:
+        sources.setdefault(test.truth[r["id"]], []).append(r["source"])
+    assert all(len(set(v)) == len(v) for v in sources.values())  # a story's copies come from other sites
+
+
 def test_headline_is_cut_from_the_story_not_from_added_furniture(monkeypatch):
     monkeypatch.setitem(reposts_v2.RECIPES, "furniture_then_title", ("dateline", "title_from_lead"))
     for seed in range(10):

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Sequence
 import rjieba
 
 from ..settings import DecisionSettings, SimhashSettings
-from .specifics import CITY_NAMES
+from .specifics import CITY_NAMES, chinese_number
 
 if TYPE_CHECKING:
     from .evidence import PairEvidence
@@ -132,6 +132,21 @@ def _whole_number(number: str) -> re.Pattern:
 def _states_number(text: str, number: str) -> bool:
     """Whether ``text`` states ``number`` as a whole number, not as a part of a longer one."""
     return number in text and _whole_number(number).search(text) is not None
+
+
+@lru_cache(maxsize=1024)
+def _figures(text: str) -> frozenset[tuple[float, str]]:
+    """The numbers of ``text`` by value, each with the character after it (its unit), so that an
+    editor's 五个 for 5个 or 十一名 for 11名 is the same figure."""
+    out = set()
+    for m in _NUMBER.finditer(text):
+        number, unit = m.group(0), text[m.end() : m.end() + 1]
+        if number.endswith("%"):
+            number, unit = number[:-1], "%"
+        value = chinese_number(number)
+        if value is not None:
+            out.add((value, unit))
+    return frozenset(out)
 
 
 def _mostly_numbers(words) -> bool:
@@ -242,6 +257,9 @@ def _substitution(
         # A number is stated only whole: the 2 of 20时 or 第12期 is not a 2.
         states = _states_number if kind_l == "number" else str.__contains__
         left_in_b, right_in_a = any(states(whole_b, w) for w in slot_l), any(states(whole_a, w) for w in slot_r)
+        if kind_l == "number" and not (left_in_b or right_in_a):  # the same figure in other numerals
+            left_in_b = bool(_figures(_segment(ta, i1, i2)) & _figures(whole_b))
+            right_in_a = bool(_figures(_segment(tb, j1, j2)) & _figures(whole_a))
         if left_in_b or right_in_a:
             if list_items and kind_l == "name" and (
                 (left_in_b and right_in_a) or _named_as_subject(ta[i1:i2], whole_b) or _named_as_subject(tb[j1:j2], whole_a)
@@ -258,6 +276,11 @@ def _substitution(
         if not list_items:
             return found
     return found
+
+
+def _segment(tagged: Sequence[tuple[str, str]], i: int, j: int) -> str:
+    """Tokens i..j as text, with the first character after them: a number's unit may be the next token."""
+    return "".join(w for w, _ in tagged[i:j]) + (tagged[j][0][:1] if j < len(tagged) else "")
 
 
 _PERSON_OR_ORGANISATION = frozenset({"nr", "nrfg", "nrt", "nt"})
