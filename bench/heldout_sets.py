@@ -230,3 +230,17 @@ def site_set(part: str = "test", stories: int = 60, copies: int = 2, seed: int =
             out.truth[rid], out.kind[rid] = a["id"], "original" if j == 0 else "site_copy"
     rng.shuffle(out.records)
     return out
+
+
+def hard_wrap(s: LabelledSet, share: float, seed: int = 9) -> None:
+    """Hard-wrap ``share`` of the set's reposts in place, as an e-paper or PDF copy comes: every
+    line of the text cut at one width (18-30 characters), through figures and words; their kind
+    becomes ``wrapped``. Originals, negatives and HTML pages are left as they are."""
+    rng = random.Random(seed)
+    for r in s.records:
+        if s.kind[r["id"]] in ("original", "hard_negative", "distractor", *ALONE_KINDS) or "<html" in r["content"].lower():
+            continue
+        if rng.random() < share:
+            width = rng.randint(18, 30)
+            r["content"] = "\n".join(p[i : i + width] for p in r["content"].split("\n") for i in range(0, len(p), width))
+            s.kind[r["id"]] = "wrapped"

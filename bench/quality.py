@@ -243,6 +243,8 @@ def heldout(args):
     import heldout_sets
 
     s = heldout_sets.reposts_set(_built_part(args), n_seeds=args.seeds or 120, **_build_seed(args))
+    if args.hard_wrap:
+        heldout_sets.hard_wrap(s, args.hard_wrap)
     _, preds = evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind,
                                heldout_sets.ALONE_KINDS | {"hard_negative"}, s.hard_pairs)
     return s, preds
@@ -252,6 +254,8 @@ def burst(args):
     import heldout_sets
 
     s = heldout_sets.burst_set(_built_part(args), **_build_seed(args))
+    if args.hard_wrap:
+        heldout_sets.hard_wrap(s, args.hard_wrap)
     _, preds = evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind)
     return s, preds
 
@@ -423,6 +427,8 @@ def main() -> None:
     parser.add_argument("--orders", type=int, default=0,
                         help="shuffled arrival orders (default: ecom 10, traditional 5, reposts/heldout/burst 3)")
     parser.add_argument("--opencc", default="s2t", help="traditional: OpenCC conversion (s2t, s2twp, s2hk)")
+    parser.add_argument("--hard-wrap", type=float, default=0.0, metavar="SHARE",
+                        help="heldout, burst: this share of the reposts hard-wrapped (an e-paper copy: every line cut at one width)")
     parser.add_argument("--shuffles", dest="orders", type=int, help="the old name of --orders")
     parser.add_argument("--plot", help="layers: write a PNG bar chart here")
     parser.add_argument("--errors", type=int, default=8, help="-v: errors shown of each sort")

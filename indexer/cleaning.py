@@ -63,6 +63,10 @@ _LIST_HEADER = re.compile(r"^\s*[【\[]?(?:" + _LIST_HEADERS + r")[】\]]?\s*[:�
 # One listed headline: short, no full stop (a sentence ends the list: the story may go on below it).
 _LIST_NUMBER = re.compile(r"^(?:\d{1,2}|[a-z])\s*[.、)]\s*|^\[\d{1,2}\]\s*")
 LISTED_HEADLINE_MAX = 60
+# Hard wraps (``unwrapped``): the narrowest wrap width read as one, and the line ends that end a
+# paragraph whatever the line's length.
+WRAP_MIN_WIDTH = 15
+_WRAP_STOPS = re.compile(r"[。!?;:…”\"』」)]$")
 _BOILERPLATE_LINE = re.compile(
     r"^\s*(?:"
     # Original title: a line of its own, a headline without a full stop. A line with sentences has
@@ -318,7 +322,7 @@ def clean_body(content: str) -> str:
     if looks_like_html(content) or is_whole_page(content):
         content = page_text(content)
     lines, listing = [], False
-    for line in normalize(content).split("\n"):
+    for line in unwrapped(normalize(content).split("\n")):
         bare = _LINE_DECORATION.sub("", line.strip())
         if listing and bare and _listed_headline(bare, marked=len(bare) < len(line.strip())):
             continue
@@ -329,6 +333,37 @@ def clean_body(content: str) -> str:
     if lines:
         lines[-1] = _TRAILING_SOURCE.sub("", lines[-1])
     return "\n".join(lines)
+
+
+def unwrapped(lines: list[str]) -> list[str]:
+    """Lines of a hard-wrapped text (an e-paper or a PDF: every line of a paragraph cut at one
+    width) joined back into paragraphs, so that a number or a name cut by the wrap (150 / 00元) is
+    whole again and line rules read whole lines. A text is hard-wrapped when three or more of its
+    lines have its most common length, of WRAP_MIN_WIDTH characters or more (±1: a full-width mark),
+    and (almost) no line is longer: paragraphs of other texts run past any common length, while
+    the short lines of a wrapped one are its furniture and paragraph ends. A line at the width joins
+    the next unless it ends a sentence or is a list item. Other texts come back as they were."""
+    widths = [len(line.strip()) for line in lines if line.strip()]
+    if len(widths) < 4:
+        return lines
+    width = max(set(widths), key=lambda w: (sum(abs(x - w) <= 1 for x in widths), w))
+    at_width = sum(abs(x - width) <= 1 for x in widths)
+    longer = sum(x > width + 1 for x in widths)
+    if width < WRAP_MIN_WIDTH or at_width < 3 or longer > len(widths) // 20:
+        return lines
+    out: list[str] = []
+    carry = ""  # the paragraph so far, edge spaces kept: a wrap at a space keeps its space
+    for line in lines:
+        text = line.strip()
+        if not text:
+            continue
+        carry += line
+        if abs(len(text) - width) > 1 or _WRAP_STOPS.search(text) or _LIST_NUMBER.match(text):
+            out.append(carry.strip())
+            carry = ""
+    if carry:
+        out.append(carry.strip())
+    return out
 
 
 def _listed_headline(bare: str, marked: bool) -> bool:

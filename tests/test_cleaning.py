@@ -1,6 +1,6 @@
 import time
 
-from indexer.cleaning import clean_body, clean_title, exact_form, normalize
+from indexer.cleaning import clean_body, clean_title, exact_form, normalize, unwrapped
 from indexer.html import html_to_text, is_whole_page, page_text
 
 
@@ -418,3 +418,29 @@ def test_the_story_goes_on_after_a_related_reading_list():
     assert clean_body(body) == STORY + "\n民警随后将男子送往医院,目前已无生命危险。\n事故原因正在调查"
     kept = STORY + "\n相关新闻发布后,当地连夜清理了河道。\n事故原因正在调查"
     assert clean_body(kept) == kept
+
+
+def _hard_wrapped(text: str, width: int) -> str:
+    return "\n".join(p[i : i + width] for p in text.split("\n") for i in range(0, len(p), width))
+
+
+LONG_STORY = (
+    "北京市昨天发布消息,今年全市共投入资金15000万元用于改造老旧小区,惠及居民1986户,涉及东城、西城等6个区。\n"
+    "记者在东城区一处小区看到,工人正在加装电梯和铺设管线,居民对改造进度表示满意。\n"
+    "市住建委表示,明年将继续推进改造工作,computer aided design 等新技术也将用于施工管理。"  # cut inside a word, or at a space
+)
+
+
+@pytest.mark.parametrize("width", [18, 23, 30])
+def test_a_hard_wrapped_text_is_joined_back_into_its_paragraphs(width):
+    # An e-paper or PDF copy cuts every line at one width, through numbers (150 / 00万元) and words.
+    wrapped = _hard_wrapped(LONG_STORY, width)
+    assert clean_body(wrapped) == clean_body(LONG_STORY)
+    assert clean_body("中新网12日电\n" + wrapped + "\n责任编辑:张三") == clean_body(LONG_STORY)
+
+
+def test_paragraphs_and_short_lines_are_not_joined():
+    assert clean_body(LONG_STORY) == LONG_STORY
+    listing = "一、加快改造老旧小区\n二、推进加装电梯工作\n三、完善社区养老服务\n四、提升物业管理水平"
+    assert clean_body(listing) == listing  # short lines of one length: no wrap width
+    assert unwrapped(["a" * 20, "b" * 20, "c" * 20, "d" * 80]) == ["a" * 20, "b" * 20, "c" * 20, "d" * 80]

@@ -111,6 +111,27 @@ def test_site_furniture_neither_joins_stories_nor_parts_copies(make_indexer):
     assert wrong == []
 
 
+def test_hard_wrapped_copies_join_their_originals(make_indexer):
+    # An e-paper copy cuts every line at one width, through figures (2 / 024年, 4. / 8级): read as
+    # lines, the cut figures were substitutions to the templated-report guard. The copies here also
+    # lose their last paragraph (a plain wrap of the whole text is an exact copy: the exact key
+    # reads no line breaks).
+    ix = make_indexer()
+    originals = load("originals.jsonl")
+    ix.index_many(originals)
+    copies = []
+    for k, o in enumerate(originals):
+        width = 18 + k % 7
+        paras = o["content"].split("\n")[:-1]  # an edited copy: a plain wrap of the whole text is an exact copy
+        lines = [p[i : i + width] for p in paras for i in range(0, len(p), width)]
+        copies.append({**o, "id": o["id"] + "-epaper", "url": "", "content": "\n".join(lines)})
+    cut = [c["id"] for c in copies if re.search(r"\d\n\d", c["content"])]
+    assert len(cut) >= 5  # copies with a figure cut by the wrap
+    out = ix.index_many(copies)
+    wrong = [(c["id"], o.decision.value, o.cluster_id) for c, o in zip(copies, out) if o.cluster_id != c["id"].split("-")[0]]
+    assert wrong == []
+
+
 def test_distinct_originals_stay_apart_and_their_reposts_join(make_indexer):
     ix = make_indexer()
     originals = load("originals.jsonl")
