@@ -132,6 +132,25 @@ def test_hard_wrapped_copies_join_their_originals(make_indexer):
     assert wrong == []
 
 
+def test_a_combined_report_joins_its_first_story_and_joins_no_two_stories(make_indexer):
+    # 综合报道, or a story with another appended in full under 相关新闻: it holds the second story
+    # whole, under the first one's headline. A copy of the first, not of the second; as a copy of
+    # the second it joined that story's cluster, and later the first story's, merging the two.
+    ix = make_indexer()
+    originals = {o["id"]: o for o in load("originals.jsonl")}
+    # Pairs of one field whose embeddings meet (cosine 0.3-0.6), so the second story is a kNN neighbour.
+    pairs = [("o09", "o10"), ("o13", "o14"), ("o15", "o16"), ("o25", "o26"), ("o27", "o28"), ("o29", "o30")]
+    seconds = [originals[b] for _, b in pairs]
+    ix.index_many(seconds + [{**b, "id": b["id"] + "-repost", "title": "【转载】" + b["title"]} for b in seconds])
+    combined = [{"id": f"{a}+{b}", "title": originals[a]["title"], "publish_time": originals[a]["publish_time"],
+                 "content": originals[a]["content"] + "\n相关新闻>>>\n" + originals[b]["title"] + "\n" + originals[b]["content"]}
+                for a, b in pairs]
+    ix.index_many(combined)  # before their first story arrives
+    ix.index_many([originals[a] for a, _ in pairs])
+    clusters = {a.id: a.cluster_id for a in ix.store.iter_articles()}
+    assert all(clusters[f"{a}+{b}"] == clusters[a] != clusters[b] == clusters[b + "-repost"] for a, b in pairs)
+
+
 def test_distinct_originals_stay_apart_and_their_reposts_join(make_indexer):
     ix = make_indexer()
     originals = load("originals.jsonl")

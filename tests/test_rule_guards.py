@@ -111,3 +111,26 @@ def test_a_short_text_one_bit_away_is_a_near_match(make_indexer):
     assert verdict is not None and verdict.reason.value == "near"
     out = ix.index_many([a, b])
     assert (out[1].decision, out[1].reason, out[1].cluster_id) == (Decision.DUPLICATE, "near", "a")
+
+
+def test_a_story_held_inside_a_combined_report_is_no_copy_of_it():
+    # A combined report holds a second story whole under the first one's headline: contained, but
+    # under an unrelated headline, far by the embedding, a part of the longer text and without its
+    # opening. A teaser keeps the opening; a copy without its first paragraph keeps most of the text.
+    from indexer.compare.evidence import PairEvidence
+    from indexer.compare.rules import Reason, judge
+    from indexer.settings import Settings
+
+    s = Settings()
+
+    def ev(**kw):
+        base = {"exact": False, "hamming": 20, "short": False, "containment": 1.0, "cosine": 0.38, "title_sim": 0.0,
+                "event_score": 0.19, "title_numbers_conflict": False, "template": None, "shingle_ratio": 0.5,
+                "holds_opening": False}
+        return PairEvidence(**{**base, **kw})
+
+    assert judge(ev(), s.decision, s.simhash) is None
+    assert judge(ev(holds_opening=True), s.decision, s.simhash).reason is Reason.NEAR  # a teaser
+    assert judge(ev(shingle_ratio=0.85), s.decision, s.simhash).reason is Reason.NEAR  # most of the text
+    assert judge(ev(cosine=0.7, event_score=0.35), s.decision, s.simhash).reason is Reason.NEAR  # the embedding reads one story
+    assert judge(ev(title_sim=0.5, event_score=0.69), s.decision, s.simhash).reason is Reason.NEAR  # its headline

@@ -6,16 +6,18 @@ close enough for a near or semantic verdict to be possible.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..features.shingles import containment
+from ..features.shingles import containment, share_found, shingles
 from ..features.simhash import hamming
 from ..features.title_grams import cosine as title_cosine
 from ..settings import Settings
 from .rules import (
     FIGURE_SLOTS,
+    FRAME_TITLE_SIM,
+    PART_OF_A_TEXT,
     MIN_QUOTED_CHARS,
     QUOTE_TITLE_SIM,
     place_conflict,
@@ -33,6 +35,8 @@ HEADLINE_ONLY_BODY = 20
 # which semantic candidates' bodies are checked for substituted figures.
 TEMPLATE_FRAME_CONTAINMENT = 0.8
 SHARED_BODY_CONTAINMENT = 0.4
+# The opening of a text (characters of its shingled text), which a cut copy of it keeps.
+OPENING_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,7 @@ class PairEvidence:
     shingle_ratio: float = 1.0  # the shorter text's shingles over the longer's: 1.0 for texts of one length
     roundup_contained: bool = False  # the one roundup of the pair is the text with fewer shingles
     roundup_cut: bool = False  # the other text is the roundup cut short: under its headline, which calls it a roundup
+    holds_opening: bool = True  # the text with fewer shingles holds the other's opening (read only where rules.holds_only_a_frame needs it)
 
 
 def quoted_sentences(a: Side, b: Side) -> frozenset[str]:
@@ -116,6 +121,9 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
         and headline_calls_it_a_roundup((b if a.roundup else a).text.clean_title),
         shingle_ratio=min(len(a.shingles), len(b.shingles)) / max(len(a.shingles), len(b.shingles), 1),
     )
+    if ev.containment >= d.near_containment and ev.shingle_ratio <= PART_OF_A_TEXT and ev.title_sim < FRAME_TITLE_SIM:
+        small, large = (a, b) if len(a.shingles) <= len(b.shingles) else (b, a)
+        ev = replace(ev, holds_opening=share_found(shingles(large.story[:OPENING_CHARS]), small.shingles) >= 0.5)
     if d.verifier == "none":
         return ev
     from .verifier import with_verifier  # noqa: PLC0415 - the verifier reads the rules, which import this module

@@ -52,6 +52,12 @@ def containment(a: np.ndarray, b: np.ndarray) -> float:
     return _found(small, large) / len(small)
 
 
+def share_found(keys: np.ndarray, sorted_set: np.ndarray) -> float:
+    """Share of ``keys`` found in ``sorted_set`` (1.0 for no keys): containment of one given text
+    in another, whatever their sizes."""
+    return _found(keys, sorted_set) / len(keys) if len(keys) else 1.0
+
+
 def _found(keys: np.ndarray, sorted_set: np.ndarray) -> int:
     """How many of ``keys`` are in ``sorted_set`` (no merge sort: a binary search each)."""
     at = np.searchsorted(sorted_set, keys)
