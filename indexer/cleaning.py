@@ -50,9 +50,6 @@ _TITLE_SITE_SUFFIX = re.compile(r"\s*(?:[_|｜丨]|\s-\s)\s*[^_|｜丨]{1,16}(?:
 _NAMES = r"[\u4e00-\u9fff·]{2,4}(?:[ 、,]+[\u4e00-\u9fff·]{2,4}){0,5}"
 # Bullets and rules that decorate furniture lines (◎文/记者 张三, □首席记者 李四, ▲图片来源:...).
 _LINE_DECORATION = re.compile(r"^[•▪►▶◦‣◎□■▲▼△▽●○◆◇★☆※→←↑↓▎▍|丨>\-—_=~*#·\s]+")
-# Whole lines that are furniture, not content. A prompt or stub rule stops short of a full stop: a line
-# that ends a sentence is the story's (网友纷纷点赞。 更多精彩的节目将在下周播出。); share prompts end
-# with ! often enough (喜欢就点个赞哦!) to let them.
 # Headers of the other stories a site lists under an article (相关阅读, 热门推荐, 猜你喜欢...): the
 # headlines below one are furniture too (``_listed_headline``).
 _LIST_HEADERS = (
@@ -67,6 +64,9 @@ LISTED_HEADLINE_MAX = 60
 # paragraph whatever the line's length.
 WRAP_MIN_WIDTH = 15
 _WRAP_STOPS = re.compile(r"[。!?;:…”\"』」)]$")
+# Whole lines that are furniture, not content. A prompt or stub rule stops short of a full stop: a line
+# that ends a sentence is the story's (网友纷纷点赞。 更多精彩的节目将在下周播出。); share prompts end
+# with ! often enough (喜欢就点个赞哦!) to let them.
 _BOILERPLATE_LINE = re.compile(
     r"^\s*(?:"
     # Original title: a line of its own, a headline without a full stop. A line with sentences has
