@@ -324,7 +324,7 @@ def clean_body(content: str) -> str:
     lines, listing = [], False
     for line in unwrapped(normalize(content).split("\n")):
         bare = _LINE_DECORATION.sub("", line.strip())
-        if listing and bare and _listed_headline(bare, marked=len(bare) < len(line.strip())):
+        if listing and bare and _listed_headline(line):
             continue
         listing = bool(_LIST_HEADER.match(bare)) or (listing and not bare)
         line = _strip_furniture(line, lead=len(lines) < LEAD_LINES)
@@ -366,11 +366,12 @@ def unwrapped(lines: list[str]) -> list[str]:
     return out
 
 
-def _listed_headline(bare: str, marked: bool) -> bool:
+def _listed_headline(line: str) -> bool:
     """Whether a line under a related-reading header is one of the listed headlines: short, and
     marked as an item (a bullet, a number) or without a full stop."""
-    item = _LIST_NUMBER.sub("", bare)
-    return 0 < len(item) <= LISTED_HEADLINE_MAX and (marked or len(item) < len(bare) or "。" not in item)
+    text = line.strip()
+    item = _LIST_NUMBER.sub("", _LINE_DECORATION.sub("", text))
+    return 0 < len(item) <= LISTED_HEADLINE_MAX and (len(item) < len(text) or "。" not in item)
 
 
 def _strip_furniture(line: str, lead: bool) -> str:

@@ -16,11 +16,10 @@ from ..features.title_grams import cosine as title_cosine
 from ..settings import Settings
 from .rules import (
     FIGURE_SLOTS,
-    FRAME_TITLE_SIM,
-    PART_OF_A_TEXT,
     MIN_QUOTED_CHARS,
     QUOTE_TITLE_SIM,
     place_conflict,
+    reads_as_a_part,
     same_headline,
     story_template_difference,
     title_number_conflict,
@@ -58,7 +57,7 @@ class PairEvidence:
     shingle_ratio: float = 1.0  # the shorter text's shingles over the longer's: 1.0 for texts of one length
     roundup_contained: bool = False  # the one roundup of the pair is the text with fewer shingles
     roundup_cut: bool = False  # the other text is the roundup cut short: under its headline, which calls it a roundup
-    holds_opening: bool = True  # the text with fewer shingles holds the other's opening (read only where rules.holds_only_a_frame needs it)
+    holds_opening: bool = True  # the text with fewer shingles holds the other's opening (read only where rules.reads_as_a_part)
 
 
 def quoted_sentences(a: Side, b: Side) -> frozenset[str]:
@@ -121,7 +120,7 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
         and headline_calls_it_a_roundup((b if a.roundup else a).text.clean_title),
         shingle_ratio=min(len(a.shingles), len(b.shingles)) / max(len(a.shingles), len(b.shingles), 1),
     )
-    if ev.containment >= d.near_containment and ev.shingle_ratio <= PART_OF_A_TEXT and ev.title_sim < FRAME_TITLE_SIM:
+    if ev.containment >= d.near_containment and reads_as_a_part(ev):
         small, large = (a, b) if len(a.shingles) <= len(b.shingles) else (b, a)
         ev = replace(ev, holds_opening=share_found(shingles(large.story[:OPENING_CHARS]), small.shingles) >= 0.5)
     if d.verifier == "none":

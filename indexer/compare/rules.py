@@ -461,6 +461,15 @@ PART_OF_A_TEXT = 0.7
 PART_MAX_COSINE = 0.45
 
 
+def reads_as_a_part(ev: PairEvidence) -> bool:
+    """Whether a contained text (not short) could be a part of the other by everything but its
+    opening, which ``compare_sides`` reads (``PairEvidence.holds_opening``) only for such pairs."""
+    return (
+        not ev.short and ev.title_sim < FRAME_TITLE_SIM and ev.shingle_ratio <= PART_OF_A_TEXT
+        and ev.cosine is not None and ev.cosine < PART_MAX_COSINE
+    )
+
+
 def holds_only_a_frame(ev: PairEvidence, decision: DecisionSettings) -> bool:
     """A text contained in another under an unrelated headline, and farther from it by the
     embedding than any semantic match allows, when it is short, or at most PART_OF_A_TEXT of the
@@ -478,7 +487,7 @@ def holds_only_a_frame(ev: PairEvidence, decision: DecisionSettings) -> bool:
     0.59-0.85 of their shingles), which two stories of a combined report do not (0.33-0.41)."""
     return (
         ev.title_sim < FRAME_TITLE_SIM and ev.cosine is not None and ev.cosine < decision.semantic_min_cosine
-        and (ev.short or (ev.shingle_ratio <= PART_OF_A_TEXT and not ev.holds_opening and ev.cosine < PART_MAX_COSINE))
+        and (ev.short or (reads_as_a_part(ev) and not ev.holds_opening))
     )
 
 
