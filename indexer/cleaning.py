@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from importlib import resources
 
 from .html import html_to_text, is_whole_page, page_text
 
@@ -283,6 +284,30 @@ def fold_script(text: str) -> str:
     if _HIRAGANA_OR_HANGUL.search(text) and is_japanese_or_korean(text):
         return text
     return folder.convert(text)
+
+
+# Taiwan and Hong Kong write some mainland words as other words (软件 -> 軟體 -> 软体, 项目 -> 专案,
+# 网络 -> 网路), and a Taiwan site converting mainland news with OpenCC's s2twp changes them all. The
+# fold above leaves them as they are: a word-level fold on every text would rewrite mainland text too
+# (通讯员 holds the Taiwan word 通讯, 尼日 is a prefix of 尼日利亚) and break the furniture patterns.
+# So the groups (indexer/data/regional_phrases.txt, from OpenCC's TWPhrases and HKPhrases, made by
+# scripts/regional_phrases.py) are read only where two texts are compared word for word: a word
+# substituted for its regional synonym is a rewording, not another name.
+@functools.cache
+def _regional_words() -> tuple[re.Pattern, dict[str, str]]:
+    canonical = {}
+    for line in (resources.files("indexer") / "data" / "regional_phrases.txt").read_text("utf-8").splitlines():
+        first, *others = line.split("\t")
+        canonical.update((word, first) for word in others)
+    # Longest first: re takes the first alternative that matches at a position.
+    return re.compile("|".join(map(re.escape, sorted(canonical, key=len, reverse=True)))), canonical
+
+
+def fold_regional_words(text: str) -> str:
+    """``text`` with each Taiwan or Hong Kong word (in simplified characters) and each mainland
+    synonym of it written as one word of its group: 软体 and 软件 both as 软件."""
+    pattern, canonical = _regional_words()
+    return pattern.sub(lambda m: canonical[m.group()], text)
 
 
 def normalize(text: str) -> str:

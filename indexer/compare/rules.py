@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import rjieba
 
+from ..cleaning import fold_regional_words
 from ..settings import DecisionSettings, SimhashSettings
 from .specifics import CITY_NAMES, chinese_number
 
@@ -225,9 +226,26 @@ def _substitution(
     part_a: str, part_b: str, whole_a: str, whole_b: str, max_segment: int, slots: frozenset[str],
     subject_names: bool = False, list_items: bool = False,
 ) -> str | None:
-    """The first true substitution between two aligned pieces of text (see template_difference);
-    slot words are looked up in the whole texts. With ``subject_names``, a name counts only when
-    each side names it at least twice: a templated report's subject (the company, the city) is in
+    """The first true substitution between two aligned pieces of text (``_word_substitution``) that
+    is not one word in mainland and in Taiwan or Hong Kong usage: 软件 against 软体, 出租车 against 计程车
+    (a Taiwan site's copy of mainland news). Those are read again with each regional word written as
+    its mainland synonym; only a substitution that is still there counts."""
+    found = _word_substitution(part_a, part_b, whole_a, whole_b, max_segment, slots, subject_names, list_items)
+    if found:
+        folded_a, folded_b = fold_regional_words(part_a), fold_regional_words(part_b)
+        if (folded_a, folded_b) != (part_a, part_b):
+            return _word_substitution(folded_a, folded_b, fold_regional_words(whole_a), fold_regional_words(whole_b),
+                                      max_segment, slots, subject_names, list_items)
+    return found
+
+
+def _word_substitution(
+    part_a: str, part_b: str, whole_a: str, whole_b: str, max_segment: int, slots: frozenset[str],
+    subject_names: bool = False, list_items: bool = False,
+) -> str | None:
+    """The first substitution between two aligned pieces of text (see template_difference); slot
+    words are looked up in the whole texts. With ``subject_names``, a name counts only when each
+    side names it at least twice: a templated report's subject (the company, the city) is in
     its headline and its body, while a byline, a media outlet in a copyright line or the product of
     an advertisement is named once. With ``list_items``, two pieces about different names that
     both texts name are two items of one list, each text having lost the other's (two defendants
