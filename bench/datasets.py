@@ -11,7 +11,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from splits import check_part, ecom_key, part_of, sohu_key, story_key
+from splits import check_part, ecom_key, part_of, sohu_key, story_key, wsdm_key
 
 DATA = Path(os.environ.get("NEWSDEDUP_EVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 CST = timezone(timedelta(hours=8))
@@ -28,6 +28,20 @@ def sohu_pairs(name: str = "short_short_B_train.jsonl", label: str = "labelB", p
             source, target = row["source"].strip(), row["target"].strip()
             if part is None or part_of(sohu_key(source, target)) == part:
                 yield source, target, row[label] == "1"
+
+
+def wsdm_pairs(part: str | None = None):
+    """(claim headline, other headline, label) of the WSDM Cup 2019 fake-news pairs: ``agreed`` (the
+    other tells the same claim), ``disagreed`` (it refutes the claim) or ``unrelated``; ``part``: only
+    the claims of that split part (splits.wsdm_key)."""
+    import csv
+
+    if part is not None:
+        check_part(part)
+    with open(DATA / "wsdm2019_fakenews_pairs" / "train-small.csv", encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh):
+            if part is None or part_of(wsdm_key(row["tid1"])) == part:
+                yield row["title1_zh"].strip(), row["title2_zh"].strip(), row["label"]
 
 
 def ecom_articles(part: str | None = None):

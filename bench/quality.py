@@ -10,6 +10,7 @@ the figures printed by default, and the ones to quote, are --part test.
     python bench/quality.py reposts       # first generator's reposts + templated reports
     python bench/quality.py ecom          # ecom2022 dev: clusters vs event_id
     python bench/quality.py sohu          # sohu2021 short-short B train pairs via the compare rules
+    python bench/quality.py rumours       # WSDM 2019 fake-news headline pairs: claims vs refutations
     python bench/quality.py inews         # natural duplicates inside ccf2019_inews (unlabelled)
     python bench/quality.py all
     python bench/quality.py layers --plot docs/bench/layers.png   # each layer alone and combined
@@ -318,6 +319,26 @@ def sohu(args):
             print(f"    {'missed' if y else 'false match'}: {a[:40]!r} ~ {b[:40]!r}\n      evidence: {_evidence_text(evidence)}")
 
 
+def rumours(args):
+    """WSDM Cup 2019 fake-news headline pairs through the compare rules: a headline telling the same
+    claim should match, a refutation of it (辟谣, 系谣言) should not, nor an unrelated one."""
+    from indexer.comparer import PairComparer
+
+    comparer = PairComparer.open(_settings(args.set, "unused"))
+    pairs = list(datasets.wsdm_pairs(part=_part(args)))
+    matched = [comparer.compare({"title": a}, {"title": b})[1] is not None for a, b, _ in pairs]
+    print(f"wsdm2019 fake-news pairs ({args.part}): {len(pairs)} pairs of {len({a for a, _, _ in pairs})} claims")
+    print(f"  same claim as positives: {binary_prf(matched, [y == 'agreed' for _, _, y in pairs]).row()}")
+    for label in ("agreed", "disagreed", "unrelated"):
+        of = [m for m, (_, _, y) in zip(matched, pairs) if y == label]
+        print(f"  {label}: matched {sum(of)} of {len(of)}")
+    if args.verbose:
+        wrong = [(a, b, y) for (a, b, y), m in zip(pairs, matched) if m and y != "agreed"]
+        for a, b, y in wrong[: args.errors]:
+            evidence, _ = comparer.compare({"title": a}, {"title": b})
+            print(f"    {y} matched: {a[:40]!r} ~ {b[:40]!r}\n      evidence: {_evidence_text(evidence)}")
+
+
 def inews(args):
     records = list(datasets.inews_articles())
     outcomes, elapsed = _ingest(records, args.set)
@@ -385,7 +406,7 @@ def layers(args):
         plots.save(fig, args.plot, f"python bench/quality.py layers --part {args.part} --seeds {args.seeds or 300}")
 
 
-ALL = ["heldout", "burst", "traditional", "sites", "reposts", "ecom", "sohu", "inews"]
+ALL = ["heldout", "burst", "traditional", "sites", "reposts", "ecom", "sohu", "rumours", "inews"]
 BUILT = ["heldout", "burst", "traditional", "sites"]
 
 

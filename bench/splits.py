@@ -17,6 +17,7 @@ Keys of the sets (use these helpers rather than spelling keys by hand):
 - synthetic reposts (v1 ``datasets.repost_set`` and v2 ``heldout``): the seed article's id,
   ``story_key(article_id)``; the seeds of one set are drawn from one part before any repost is
   made, so tune and test sets share no real article;
+- WSDM Cup 2019 fake-news headline pairs: ``wsdm_key(tid1)``, every pair of one claim together;
 - cec_news hard negatives: ``cec_key(category, place)``, so two reports of one kind of news in
   one place (the hardest negatives) fall in the same part.
 """
@@ -61,6 +62,11 @@ def ecom_key(event_id) -> str:
 
 def sohu_key(source: str, target: str) -> str:
     return f"sohu2021-pair:{source.strip()}\t{target.strip()}"
+
+
+def wsdm_key(claim_id: str) -> str:
+    """WSDM Cup 2019 fake-news pairs: one claim's pairs (its ``tid1``) together."""
+    return f"wsdm2019-claim:{claim_id}"
 
 
 def story_key(article_id: str) -> str:

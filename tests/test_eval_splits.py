@@ -57,3 +57,15 @@ def test_cec_key_groups_one_kind_in_one_place():
 def test_unknown_part_is_refused():
     with pytest.raises(ValueError, match="part must be one of"):
         list(splits.split(["a"], "dev", str))
+
+
+def test_wsdm_pairs_keep_each_claim_in_one_part():
+    import datasets
+
+    if not (datasets.DATA / "wsdm2019_fakenews_pairs" / "train-small.csv").exists():
+        pytest.skip(f"evaluation data not found at {datasets.DATA}")
+    parts = {part: list(datasets.wsdm_pairs(part=part)) for part in splits.PARTS}
+    claims = {part: {claim for claim, _, _ in pairs} for part, pairs in parts.items()}
+    assert not claims["tune"] & claims["test"]
+    assert sum(map(len, parts.values())) == len(list(datasets.wsdm_pairs())) == 2000
+    assert {label for pairs in parts.values() for _, _, label in pairs} == {"agreed", "disagreed", "unrelated"}

@@ -509,3 +509,50 @@ def test_an_event_named_by_its_date_conflicts_with_another_dated_event():
     assert headline_named_dates("四川发生6.5级地震") == headline_named_dates("营收7.21亿元大案") == ()
     assert headline_named_dates("1.5小时后发生爆炸") == headline_named_dates("版本7.21发布") == ()
     assert headline_named_dates("“7·20”河南暴雨") == ((7, 20),)
+
+
+# ---- a refutation is no copy of its claim ----------------------------------------------------------
+# Headlines in the manner of the WSDM Cup 2019 fake-news pairs: a claim, reports of it, refutations.
+CLAIM = "100元感谢费骗孩子上车带路，家长们要当心"
+CLAIM_AGAIN = "紧急提醒：有人用100元感谢费骗孩子上车带路"
+REFUTATIONS = ("网警辟谣：网传“100元感谢费骗孩子上车带路”？此为谣言！",
+               "“100元感谢费骗孩子上车带路”是假的！警方提醒勿信",
+               "警方回应“100元感谢费骗孩子上车带路”传言：并无此事")
+
+
+@pytest.mark.parametrize("refutation", REFUTATIONS)
+def test_a_refutation_and_a_report_of_its_claim_are_two_stories(refutation):
+    conflict = specifics_conflict(spec(CLAIM, ""), spec(refutation, ""))
+    assert conflict is not None and conflict.startswith("stance differs"), conflict
+    assert specifics_conflict(spec(refutation, ""), spec(REFUTATIONS[0], "")) is None  # two refutations
+    assert specifics_conflict(spec(CLAIM, ""), spec(CLAIM_AGAIN, "")) is None  # two reports of the claim
+
+
+@pytest.mark.parametrize("headline", ["真的假的？100元感谢费骗孩子上车带路", "这不是谣言！100元感谢费骗孩子上车带路",
+                                      "不信谣不传谣 100元感谢费骗孩子上车带路"])
+def test_asking_asserting_or_a_slogan_refutes_nothing(headline):
+    assert specifics_conflict(spec(CLAIM, ""), spec(headline, "")) is None
+
+
+def test_a_denial_in_the_body_of_one_report_is_no_other_story():
+    # Independent reports of one event: one quotes the company's denial in its lead, the other not
+    # (ecom2022 labels such reports one event).
+    a = spec("某公司被曝裁员三成", "近日有消息称某公司将裁员三成，公司方面回应称该传言不实。")
+    b = spec("某公司被曝裁员三成", "近日有消息称某公司将裁员三成，涉及多个部门。")
+    assert specifics_conflict(a, b) is None
+
+
+def test_compare_names_the_stance_that_decided():
+    from indexer.compare.rules import refusal
+    from indexer.comparer import PairComparer
+    from indexer.features import Featurizer
+    from indexer.settings import Settings
+    from tests.conftest import TableEmbedder
+
+    settings = Settings()
+    comparer = PairComparer(settings, Featurizer(settings, TableEmbedder({"感谢费": [1, 0, 0, 0]})))
+    evidence, verdict = comparer.compare({"title": CLAIM}, {"title": REFUTATIONS[1]})
+    assert verdict is None and evidence.cosine > 0.99
+    assert refusal(evidence, settings.decision, settings.simhash).startswith("event specifics: stance differs")
+    evidence, verdict = comparer.compare({"title": REFUTATIONS[0]}, {"title": REFUTATIONS[1]})
+    assert verdict is not None and verdict.reason.value == "semantic", evidence
