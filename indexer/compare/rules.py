@@ -227,16 +227,26 @@ def _substitution(
     subject_names: bool = False, list_items: bool = False,
 ) -> str | None:
     """The first true substitution between two aligned pieces of text (``_word_substitution``) that
-    is not one word in mainland and in Taiwan or Hong Kong usage: 软件 against 软体, 出租车 against 计程车
-    (a Taiwan site's copy of mainland news). Those are read again with each regional word written as
-    its mainland synonym; only a substitution that is still there counts."""
+    is not a house style: one word in mainland and in Taiwan or Hong Kong usage (软件 against 软体,
+    出租车 against 计程车: a Taiwan site's copy of mainland news), or a figure with and without
+    thousands separators (8,000 against 8000). A substitution found is read again with those
+    written one way (``_house_style_folded``); only one that is still there counts."""
     found = _word_substitution(part_a, part_b, whole_a, whole_b, max_segment, slots, subject_names, list_items)
     if found:
-        folded_a, folded_b = fold_regional_words(part_a), fold_regional_words(part_b)
+        folded_a, folded_b = _house_style_folded(part_a), _house_style_folded(part_b)
         if (folded_a, folded_b) != (part_a, part_b):
-            return _word_substitution(folded_a, folded_b, fold_regional_words(whole_a), fold_regional_words(whole_b),
+            return _word_substitution(folded_a, folded_b, _house_style_folded(whole_a), _house_style_folded(whole_b),
                                       max_segment, slots, subject_names, list_items)
     return found
+
+
+# A comma between a digit and exactly three more: 8,000 and 1,250,000 (not 1,2 or 3,45).
+_THOUSANDS_SEPARATOR = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+
+
+def _house_style_folded(text: str) -> str:
+    """``text`` with regional words as their mainland synonyms and figures without thousands separators."""
+    return fold_regional_words(_THOUSANDS_SEPARATOR.sub("", text))
 
 
 def _word_substitution(
@@ -274,6 +284,8 @@ def _word_substitution(
         # Substring, not token, membership: segmentation of the same word varies with its context.
         # A number is stated only whole: the 2 of 20时 or 第12期 is not a 2.
         states = _states_number if kind_l == "number" else str.__contains__
+        if kind_l == "name":  # a slot's proper names, where it has some, say whose it is: 大学 of 常州大学 is in 哈尔滨工程大学
+            slot_l, slot_r = _proper_words(ta[i1:i2], slot_l), _proper_words(tb[j1:j2], slot_r)
         left_in_b, right_in_a = any(states(whole_b, w) for w in slot_l), any(states(whole_a, w) for w in slot_r)
         if kind_l == "number" and not (left_in_b or right_in_a):  # the same figure in other numerals
             left_in_b = bool(_figures(_segment(ta, i1, i2)) & _figures(whole_b))
@@ -294,6 +306,15 @@ def _word_substitution(
         if not list_items:
             return found
     return found
+
+
+_PROPER_TAGS = frozenset({"ns", "nr", "nt", "nz", "nrt", "nrfg"})
+
+
+def _proper_words(tokens: Sequence[tuple[str, str]], names: frozenset[str]) -> frozenset[str]:
+    """The proper names among a name slot's words, or all its words when it has none."""
+    proper = frozenset(w for w, tag in tokens if w in names and tag in _PROPER_TAGS)
+    return proper or names
 
 
 def _segment(tagged: Sequence[tuple[str, str]], i: int, j: int) -> str:
