@@ -75,3 +75,39 @@ def test_indexer_compare_is_the_comparers(make_indexer):
     ix = make_indexer(embedder=TableEmbedder({"CPI": [1, 0, 0, 0]}))
     a, b = rec("a", "CPI", CPI), rec("b", "统计局：CPI", "\n".join(CPI.split("\n")[:3]))
     assert ix.compare(a, b) == PairComparer(ix.settings, ix.featurizer).compare(a, b)
+
+
+# ---- a headline without its body -----------------------------------------------------------------
+# A feed or list page whose article was not fetched gives a headline alone. Its embedding reads the
+# headline only, far from the article's: the table embedder gives them orthogonal vectors, so only
+# the headline can join them.
+HEADLINE_EMBEDDER = {"正文": [1, 0, 0, 0], "地震": [0, 1, 0, 0]}
+
+
+def _headline_comparer() -> PairComparer:
+    settings = Settings()
+    return PairComparer(settings, Featurizer(settings, TableEmbedder(HEADLINE_EMBEDDER)))
+
+
+def test_a_headline_alone_is_the_article_under_that_headline():
+    from indexer.compare.rules import refusal
+
+    comparer = _headline_comparer()
+    article = rec("a", "四川泸定发生5.1级地震 暂无人员伤亡报告", "正文：" + QUAKE)
+    evidence, verdict = comparer.compare({"title": "【快讯】四川泸定发生5.1级地震 暂无人员伤亡报告"}, article)
+    assert evidence.headline_alone and evidence.cosine < 0.1
+    assert verdict is not None and verdict.reason.value == "semantic", evidence
+    # another headline is not enough, and explain says why
+    evidence, verdict = comparer.compare({"title": "泸定县组织干部群众开展防灾减灾演练"}, article)
+    assert evidence.headline_alone and verdict is None
+    assert refusal(evidence, comparer.settings.decision, comparer.settings.simhash).startswith("a headline without its body")
+    # nor is a headline too short to tell one article from another
+    evidence, verdict = comparer.compare({"title": "地震快讯"}, rec("b", "地震快讯", "正文：" + QUAKE))
+    assert not evidence.headline_alone and verdict is None
+
+
+def test_two_headlines_alone_are_not_read_as_an_article_and_its_headline():
+    comparer = _headline_comparer()
+    evidence, _ = comparer.compare({"title": "四川泸定发生5.1级地震 暂无人员伤亡报告"},
+                                   {"title": "四川泸定发生5.1级地震 暂无人员伤亡报告！"})
+    assert evidence.headline_only and not evidence.headline_alone

@@ -30,6 +30,9 @@ from .specifics import specifics_conflict
 
 # A body shorter than this (characters) leaves a side with its headline only.
 HEADLINE_ONLY_BODY = 20
+# A headline without a body is read as its article's only when it says this much: 早上好 or 通知
+# head many different texts.
+HEADLINE_ALONE_MIN_CHARS = 8
 # Shingle containment from which two texts count as one frame for the template check, and from
 # which semantic candidates' bodies are checked for substituted figures.
 TEMPLATE_FRAME_CONTAINMENT = 0.8
@@ -58,6 +61,7 @@ class PairEvidence:
     roundup_contained: bool = False  # the one roundup of the pair is the text with fewer shingles
     roundup_cut: bool = False  # the other text is the roundup cut short: under its headline, which calls it a roundup
     holds_opening: bool = True  # the text with fewer shingles holds the other's opening (read only where rules.reads_as_a_part)
+    headline_alone: bool = False  # one side is a headline without a body, the other an article with one
 
 
 def quoted_sentences(a: Side, b: Side) -> frozenset[str]:
@@ -114,6 +118,7 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
         event_score=event, title_numbers_conflict=title_number_conflict(a.text.clean_title, b.text.clean_title),
         template=template, specifics=specifics,
         headline_only=max(len(a.text.clean_body), len(b.text.clean_body)) < HEADLINE_ONLY_BODY,
+        headline_alone=_headline_alone(a, b),
         roundups=int(a.roundup) + int(b.roundup), quoted_chars=quoted,
         roundup_contained=a.roundup != b.roundup and (a if len(a.shingles) <= len(b.shingles) else b).roundup,
         roundup_cut=a.roundup != b.roundup and title_sim >= QUOTE_TITLE_SIM
@@ -128,3 +133,10 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
     from .verifier import with_verifier  # noqa: PLC0415 - the verifier reads the rules, which import this module
 
     return with_verifier(ev, a, b, settings)
+
+
+def _headline_alone(a: Side, b: Side) -> bool:
+    """One side is a headline of ``HEADLINE_ALONE_MIN_CHARS`` or more without a body (a feed or list
+    page whose article was not fetched), the other an article with one."""
+    bodiless = [len(x.text.clean_body) < HEADLINE_ONLY_BODY for x in (a, b)]
+    return bodiless[0] != bodiless[1] and len((a if bodiless[0] else b).text.clean_title) >= HEADLINE_ALONE_MIN_CHARS
