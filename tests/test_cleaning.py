@@ -444,3 +444,18 @@ def test_paragraphs_and_short_lines_are_not_joined():
     listing = "一、加快改造老旧小区\n二、推进加装电梯工作\n三、完善社区养老服务\n四、提升物业管理水平"
     assert clean_body(listing) == listing  # short lines of one length: no wrap width
     assert unwrapped(["a" * 20, "b" * 20, "c" * 20, "d" * 80]) == ["a" * 20, "b" * 20, "c" * 20, "d" * 80]
+
+
+@pytest.mark.parametrize("header", ["网友评论：", "热门评论(12)", "【最新评论】", "全部跟帖 36条", "评论(0)"])
+def test_a_comment_section_is_not_the_story(header):
+    # Like counts differ from copy to copy: left in, the templated-report guard read them as figures.
+    comments = "老张：支持！  123赞\n小王同学：太可怕了，希望严惩。  8赞\n北京网友：求后续报道"
+    assert clean_body(STORY + "\n" + header + "\n" + comments) == STORY
+    # a long paragraph after it is the story's again
+    more = "当地交通部门表示，将在事故路段增设警示标志和减速带，并对过往车辆加强检查，防止类似事故再次发生。" * 5
+    assert clean_body(STORY + "\n" + header + "\n" + comments + "\n" + more) == clean_body(STORY + "\n" + more)
+
+
+def test_a_sentence_about_comments_is_the_story():
+    body = STORY + "\n网友评论称，这一路段事故多发，希望尽快整改。"
+    assert clean_body(body) == body.replace("，", ",")
