@@ -22,8 +22,8 @@ from .html import html_to_text, is_whole_page, page_text
 # simplified; more repost furniture removed. 3: a whole saved page is read as its main content
 # (indexer/html.py); figcaptions are lines of their own. 4: site furniture: the headlines listed under
 # a related-reading header, and footer lines with registration, hotline or address numbers. 5: a page's
-# comment section.
-CLEANING_VERSION = "clean5"
+# comment section. 6: sites' own disclaimers, whatever the length of their sentences.
+CLEANING_VERSION = "clean6"
 
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
 
@@ -110,6 +110,19 @@ _BOILERPLATE_LINE = re.compile(
     r".{0,20}(?:如有|若有|如涉及)(?:版权|侵权).*|"
     r"(?:本文|文章|该文|此文|以上内容|作品)[^。]{0,30}(?:仅代表|不代表|并不代表)[^。]{0,20}(?:观点|立场).*|"
     r".{0,40}(?:请|敬请)?(?:联系|告知|通知)(?:我们|本站|本网|小编|管理员|平台)[^。]{0,12}删除.{0,20}|"
+    # A site's own disclaimer, however long its sentences: it opens by naming the text, the site or
+    # the law and speaks of reposting, copyright or removal (本文转载仅仅是出于传播信息的需要,并不意味着
+    # 代表本网站观点…; 依据《信息网络传播权保护条例》…如有侵权…删除; 注:本站稿件未经许可不得转载); or an
+    # outlet's 原创 line forbidding reposts (太仓日报原创文章,未经授权不得转载).
+    r"(?:注|声明|特别提示)?[:：]?\s*(?:本文(?:转载|由|出自|来源|经由|系|未经)|本站|本网站|本平台|此稿|本稿"
+    r"|(?:依据|根据)《信息网络传播权保护条例》)"
+    r"(?=[^\n]*?(?:转载|侵权|版权|删除))[^\n]{0,200}|"
+    r"[^\n。]{0,16}原创[^\n。]{0,16}(?:严禁|禁止|不得|谢绝)(?:任何)?(?:转载|复制)[^\n]{0,6}|"
+    # Comment rules and feed notes under every page of a site (华声在线提醒您:请理性评论、文明发言,勿发布…;
+    # 您可以在客户端借助于支持rss的聚合工具软件…): shared by every article of the site, they made two
+    # readers' complaints "copies of one report" (ccf2019_inews).
+    r"[^\n。]{0,20}(?:理性评论|文明发言|文明评论)[^\n]{0,160}|"
+    r"[^\n。]{0,30}支持rss[^\n]{0,80}|"
     # Site footers: registration, report and hotline numbers, postcodes. Never a line with a full stop:
     # 记者拨打了该公司的举报电话,无人接听。 is the story's.
     r"[^。]{0,80}?(?:icp备|icp证|公网安备|网安备|经营许可证|许可证编号|违法和不良信息|举报(?:电话|邮箱|热线|中心)|"
@@ -150,6 +163,7 @@ _DATELINE_HINT = re.compile(r"^\s*(?:【|本|据|.{0,40}?(?:讯|电|消息))")
 _TRAILING_FURNITURE = re.compile(
     r"\s*(?:"
     r"返回搜狐[,，]?\s*查看更多.{0,30}|"
+    r"(?<=[。!?！？\s])(?:此稿|本稿)[^。\n]{0,80}(?:严禁|禁止|不得)(?:任何)?转载。?|"
     r"[(（【\[]?(?:责任编辑|责编)[:：][^()（）【】\[\]\n]{0,20}[)）】\]]?|"
     r"(?:首席|见习|实习|特约)?记者\s*" + _NAMES + r"\s*摄"
     r")\s*$"
@@ -420,7 +434,7 @@ def _strip_furniture(line: str, lead: bool) -> str:
         bare = _LINE_DECORATION.sub("", line)
         if not bare or _BOILERPLATE_LINE.match(bare):
             return ""
-        if "返回搜狐" in line or "责" in line or "摄" in line:
+        if "返回搜狐" in line or "责" in line or "摄" in line or "转载" in line:
             line = _TRAILING_FURNITURE.sub("", line)
     # The dateline first: its byline in brackets is what tells where the lead ends.
     if lead and _DATELINE_HINT.match(line):

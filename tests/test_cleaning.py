@@ -325,6 +325,16 @@ def test_sentences_that_start_like_leads_are_kept(sentence):
     "京公网安备 11000002000001号",
     "互联网新闻信息服务许可证编号:41120170001",
     "上一条:郑州地铁5号线恢复运营",
+    # Sites' own disclaimers (ccf2019_inews), whatever the length of their sentences.
+    "本文转载仅仅是出于传播信息的需要,并不意味着代表本网站观点或证实其内容的真实性;如其他媒体、网站或个人从本网站转载使用,"
+    "须保留本网站注明的“来源”,并自负版权等法律责任;作者如果不希望被转载或者联系转载稿费等事宜,请与我们接洽。",
+    "依据《信息网络传播权保护条例》第二十二条之规定,即“避风港原则”,本站所有文章及内容系第三方作者上传,如有侵权行为请及时联系本站客服删除,"
+    "本站不对内容传播行为承担赔偿责任。",
+    "注:本站稿件未经许可不得转载,转载请保留出处及源文件地址。",
+    "太仓日报原创文章,未经授权不得转载",
+    "此稿由网友上传至华声在线投诉直通车,记者正在进一步调查核实中,未经华声在线许可,严禁转载。",
+    "华声在线提醒您:请理性评论、文明发言,勿发布违法和损害公序良俗的信息。我们将不予发表或删除可能引发法律纠纷和损害公序良俗的信息。",
+    "您可以在客户端借助于支持rss的聚合工具软件,在不打开网站内容页面的情况下阅读网站内容。",
 ])
 def test_furniture_lines_are_removed(footer):
     assert clean_body(STORY + "\n" + footer) == STORY
@@ -342,6 +352,7 @@ def test_furniture_lines_are_removed(footer):
     ("(资料图)", ""),
     ("(视频截图)", ""),
     ("来源:人民日报", ""),
+    (" 此稿由网友上传至华声在线投诉直通车,记者正在进一步调查核实中,未经华声在线许可,严禁转载。", ""),
 ])
 def test_furniture_glued_to_the_last_paragraph_is_removed(glued, story_end):
     assert clean_body(STORY + glued) == STORY + story_end
@@ -370,6 +381,8 @@ def test_photo_credit_after_a_caption_is_removed():
     "记者尝试抠掉这些假的二维码,但底部粘太紧,撕下后依然无法正常扫码使用单车。",
     "记者拨打了该公司的举报电话,无人接听。",
     "市场监管部门公布了投诉举报电话12315。",
+    "“分期还”借款平台借款需要绑定本平台游戏充值,这样是不是恶意绑定消费?",
+    "本文作者认为,未经授权转载他人作品的行为应当依法追究责任。",
 ])
 def test_content_that_mentions_furniture_words_is_kept(sentence):
     out = clean_body(STORY + "\n" + sentence)
