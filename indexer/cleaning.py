@@ -370,14 +370,15 @@ def clean_body(content: str) -> str:
         content = page_text(content)
     lines, listing, comments = [], False, False
     for line in unwrapped(normalize(content).split("\n")):
-        bare = _LINE_DECORATION.sub("", line.strip())
-        if listing and bare and _listed_headline(line):
+        text = line.strip()
+        bare = _LINE_DECORATION.sub("", text)  # read by every line rule below
+        if listing and bare and _listed_headline(text, bare):
             continue
         comments = bool(_COMMENTS_HEADER.match(bare)) or (comments and len(bare) <= BOILERPLATE_MAX_LINE)
         if comments:
             continue
         listing = bool(_LIST_HEADER.match(bare)) or (listing and not bare)
-        line = _strip_furniture(line, lead=len(lines) < LEAD_LINES)
+        line = _strip_furniture(text, bare, lead=len(lines) < LEAD_LINES)
         if line:
             lines.append(line)
     if lines:
@@ -416,22 +417,21 @@ def unwrapped(lines: list[str]) -> list[str]:
     return out
 
 
-def _listed_headline(line: str) -> bool:
-    """Whether a line under a related-reading header is one of the listed headlines: short, and
-    marked as an item (a bullet, a number) or without a full stop."""
-    text = line.strip()
-    item = _LIST_NUMBER.sub("", _LINE_DECORATION.sub("", text))
+def _listed_headline(text: str, bare: str) -> bool:
+    """Whether a line (``text``, stripped; ``bare``, without its decoration) under a related-reading
+    header is one of the listed headlines: short, and marked as an item (a bullet, a number) or
+    without a full stop."""
+    item = _LIST_NUMBER.sub("", bare)
     return 0 < len(item) <= LISTED_HEADLINE_MAX and (len(item) < len(text) or "。" not in item)
 
 
-def _strip_furniture(line: str, lead: bool) -> str:
-    """One line without the furniture at its edges and its inline credits; empty if the whole line
-    is furniture. ``lead``: the line opens the story, where a dateline may stand."""
-    line = line.strip()
+def _strip_furniture(line: str, bare: str, lead: bool) -> str:
+    """One line (stripped; ``bare``: without its decoration) without the furniture at its edges and
+    its inline credits; empty if the whole line is furniture. ``lead``: the line opens the story,
+    where a dateline may stand."""
     if not line:
         return ""
     if len(line) <= BOILERPLATE_MAX_LINE:
-        bare = _LINE_DECORATION.sub("", line)
         if not bare or _BOILERPLATE_LINE.match(bare):
             return ""
         if "返回搜狐" in line or "责" in line or "摄" in line or "转载" in line:
