@@ -112,7 +112,12 @@ class Daemon:
             self.crawler.stop()
         if self._signals <= 1:
             self.worker.stop(self.d.shutdown_grace_seconds)
-        self.worker.join(self.d.shutdown_grace_seconds + 10)
+        # In short joins: a signal may be delivered to another thread, and Python runs its handler
+        # on the main thread only between such waits. One long join kept a second signal waiting
+        # for the whole drain (tests/daemon/test_durability.py, 1 run in 5).
+        joined_by = time.monotonic() + self.d.shutdown_grace_seconds + 10
+        while self.worker.is_alive() and time.monotonic() < joined_by:
+            self.worker.join(0.2)
         if self.crawler is not None:
             self.crawler.join(5)
         left = self.queue.depth()

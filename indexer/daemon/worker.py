@@ -89,8 +89,11 @@ class Worker(threading.Thread):
 
     # ---- control ---------------------------------------------------------------------------------------
     def stop(self, grace: float) -> None:
-        """Drain: keep processing until the queue is empty or ``grace`` seconds passed."""
-        self._deadline = time.monotonic() + grace
+        """Drain: keep processing until the queue is empty or ``grace`` seconds passed. A later call
+        never extends an earlier deadline: a second signal's ``stop(0)`` stands even when the drain's
+        own ``stop(grace)`` comes after it."""
+        deadline = time.monotonic() + grace
+        self._deadline = deadline if self._deadline is None else min(self._deadline, deadline)
         self._stopping.set()
 
     @property

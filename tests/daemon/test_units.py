@@ -389,3 +389,15 @@ def test_a_worker_that_does_not_own_the_store_leaves_it_open_for_the_server(tmp_
     with pytest.raises(Exception):
         ix.store.stats()  # closed now
     q.close()
+
+
+def test_a_later_stop_never_extends_an_earlier_deadline(tmp_path):
+    # A second signal's stop(0) may run before the drain's own stop(grace): the drain ends at once.
+    from indexer.daemon.worker import Worker
+
+    q = DurableQueue(tmp_path / "q", max_items=10)
+    worker = Worker(Settings(), DaemonSettings(), q, _metrics(q), indexer_factory=lambda s: None)
+    worker.stop(0)
+    worker.stop(120)
+    assert worker._time_left() <= 0 and worker._stopping.is_set()
+    q.close()
