@@ -40,6 +40,8 @@ from .store.base import INDEXER
 REASON_RANK = {Reason.EXACT: 3, Reason.NEAR: 2, Reason.SEMANTIC: 1}
 # A bridge of these reasons to both clusters proves they hold copies of one text.
 COPY_REASONS = frozenset({Reason.EXACT, Reason.NEAR})
+# Shingle containment from which two copies that one bridge holds overlap as parts of one text.
+OVERLAPPING_PARTS_CONTAINMENT = 0.5
 _NEVER = datetime.max.replace(tzinfo=timezone.utc)
 
 
@@ -136,7 +138,8 @@ def copy_bridge(bridge: Side, ev_p: PairEvidence, p: Side, ev_q: PairEvidence, q
     if roles == ("fragment", "fragment"):
         return False
     if roles == ("holder", "holder"):
-        return _one_story(compare_sides(p, q, settings), settings)
+        ev = compare_sides(p, q, settings)
+        return _one_story(ev, settings) or _overlapping_parts(ev)
     return True
 
 
@@ -145,6 +148,17 @@ def _one_story(ev: PairEvidence, settings: Settings) -> bool:
     return (
         ev.template is None and ev.specifics is None and not ev.roundups and ev.event_score is not None
         and ev.event_score >= settings.decision.cluster_threshold
+    )
+
+
+def _overlapping_parts(ev: PairEvidence) -> bool:
+    """Two copies that share much of their text word for word, each cut and edited its own way
+    (one without the opening, one retitled with a body sentence): two parts of one text that
+    overlap, where a head and a tail, or two stories of one digest, share nothing. Two copies of
+    one roundup, each cut its own way, are such parts too; a roundup and a story it holds are not."""
+    return (
+        ev.template is None and ev.specifics is None and ev.roundups != 1
+        and ev.containment >= OVERLAPPING_PARTS_CONTAINMENT
     )
 
 

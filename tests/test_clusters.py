@@ -225,3 +225,48 @@ def test_copies_do_not_merge_a_roundups_cluster_into_a_storys():
     plain = _Clusters(sides, {"flash": "other", "softbank": "softbank", "retitled": "softbank"},
                       {"other": "retitled", "softbank": "softbank"})
     assert len(assign(arriving, candidates, plain, settings).merges) == 1
+
+
+def test_two_copies_cut_at_either_end_that_overlap_join_through_the_original(make_indexer):
+    """Read on burst tune seeds 301, 302 and 307: one copy lost the opening, another the end and its
+    headline (retitled with a body sentence). Each holds most of the other's text, but their
+    headlines share nothing, so they do not read as one story by event score. Their original holds
+    both and joins them, in every arrival order: overlapping parts of one text, where a head and a
+    tail share nothing."""
+    s = sentences(FLOOD)
+    title = "鄱阳湖水位创有记录以来新高"
+    stories = [
+        rec("orig", title, FLOOD),
+        rec("no-opening", title, "。".join(s[1:]) + "。"),
+        rec("no-end", "沿湖各县组织干部群众日夜巡堤查险", "。".join(s[:-1]) + "。"),
+    ]
+    emb = TableEmbedder({"创有记录": [0, 0, 1, 1]})  # the retitled copy: [0, 0, 0, 1], cosine 0.71
+    ix = make_indexer(embedder=emb)
+    a, b = ix.index_many(stories[1:])
+    assert (a.decision, b.decision) == (Decision.NEW, Decision.NEW)  # the two parts alone stay apart
+    ev, _ = ix.compare(stories[1], stories[2])
+    assert ev.containment >= 0.5 and ev.event_score < ix.settings.decision.cluster_threshold
+    [bridge] = ix.index_many(stories[:1])
+    assert bridge.merged and "bridged by a copy of both" in ix.store.cluster_changes(bridge.cluster_id)[0].reason
+    for order in ([0, 1, 2], [1, 0, 2], [2, 1, 0], [1, 2, 0]):
+        ix = make_indexer(embedder=emb)
+        ix.index_many([stories[i] for i in order])
+        assert len({a.cluster_id for a in ix.store.iter_articles()}) == 1, order
+
+
+def test_only_a_roundup_and_a_story_it_holds_are_never_overlapping_parts():
+    """Read on burst tune seed 321: two copies of one 快讯 roundup, one cut at the end and one
+    without its opening, share 77 % of their text. Two copies of one roundup overlap as parts of
+    one text; a roundup and one of its stories never do, whatever they share."""
+    from dataclasses import replace
+
+    from indexer.clusters import _overlapping_parts
+    from indexer.compare.evidence import PairEvidence
+
+    ev = PairEvidence(exact=False, hamming=11, short=False, containment=0.768, cosine=0.592, title_sim=1.0,
+                      event_score=1.296, title_numbers_conflict=False, template=None, roundups=2)
+    assert _overlapping_parts(ev) and _overlapping_parts(replace(ev, roundups=0))
+    assert not _overlapping_parts(replace(ev, roundups=1))
+    assert not _overlapping_parts(replace(ev, containment=0.4))
+    assert not _overlapping_parts(replace(ev, template="number differs: '3' vs '4'"))
+    assert not _overlapping_parts(replace(ev, specifics="place differs"))
