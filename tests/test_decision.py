@@ -422,6 +422,25 @@ def test_a_copy_that_lost_one_sentence_of_a_listed_case_is_no_templated_report()
     assert story_template_difference(title, case_2 + li_rest, title, case_3 + once) is not None
 
 
+def test_two_copies_that_each_lost_another_item_of_a_list_are_no_templated_report():
+    """Read on burst tune seed 299: a police report lists drivers by name and ID number. One copy
+    dropped the third driver, another was cut after it and so lacks the fourth; each text names
+    its odd driver once, so the pair (李某 3211…, 朱某 3210…) read as a substituted ID number. Both
+    copies hold the first two items word for word, in the frame of the odd pair: two items of one
+    list. Two reports of one template that share no item stay a substitution."""
+    liu = "刘建芳（男，32118119******571x，发证机关：江苏省镇江市）。"
+    xia = "夏小平（男，32118119******0211，发证机关：江苏省镇江市）。"
+    li = "李泽平（男，32112319******7316，发证机关：江苏省镇江市）。"
+    zhu = "朱文军（男，32102719******5116，发证机关：江苏省镇江市）。"
+    lead = "5月24日，镇江交警部门通报春雷行动战果，曝光了醉酒驾驶涉嫌危险驾驶罪人员名单。\n"
+    title = "春雷行动镇江已查获饮酒驾驶违法行为580余起"
+    assert story_template_difference(title, lead + liu + xia + li, title, lead + liu + xia + zhu) is None
+    # the same odd pair with no item in common is still a substituted ID number
+    assert story_template_difference(title, lead + li, title, lead + zhu) is not None
+    # and so is a pair whose names both texts lack only on one side
+    assert story_template_difference(title, lead + liu + xia + li, title, lead + liu + xia + li.replace("32112319", "32102719")) is not None
+
+
 # ---- Taiwan and Hong Kong vocabulary ---------------------------------------------------------------
 # A Taiwan site converting mainland news with OpenCC's s2twp writes 軟體 for 软件, 專案 for 项目, 網路
 # for 网络, 計程車 for 出租车: folded to simplified characters, still other words. Before the
