@@ -4,6 +4,8 @@ the hard negatives of ``hard_negatives``, for the measurements issue 12 asks for
 - ``reposts_set``: real articles, their v2 reposts (some published before the original), digests,
   templated reports and same-kind-different-event reports from cec_news, over a month;
 - ``burst_set``: 100 real stories x 20 articles each (the original and 19 reposts), two days;
+- ``chain_set``: 100 real stories, each reposted in a chain (a repost of a repost of ...), so
+  furniture piles up and edits compound, two days;
 - ``traditional_set``: real articles, each with a verbatim copy in traditional characters, among
   other real articles;
 - ``site_set``: short real articles as several sites' crawlers save them, each story ending with
@@ -143,6 +145,38 @@ def burst_set(part: str = "test", stories: int = 100, per_story: int = 20, seed:
         kinds = [BURST_KINDS[k % len(BURST_KINDS)] for k in range(per_story - 1)]
         times = [t0 + timedelta(hours=rng.uniform(0, 48)) for _ in range(per_story)]
         _add_story(out, a, times[0], kinds, rng, times[1:])
+    rng.shuffle(out.records)
+    return out
+
+
+# Chain links: every v2 recipe that keeps the text a page of plain lines (an HTML page or a partial
+# quote would end the chain), and one cut (trim_top or teaser) somewhere in each chain.
+CHAIN_KINDS = ("dateline", "furniture", "reordered", "sentences_dropped", "synonyms", "spacing")
+CHAIN_CUTS = ("trim_top", "teaser")
+
+
+def chain_set(part: str = "test", stories: int = 100, depth: int = 10, seed: int = 88) -> LabelledSet:
+    """``stories`` real ccf2019_inews articles, each followed by a chain of ``depth`` reposts: link
+    k reposts link k-1, not the original, as sites copy each other's copies. Each link's furniture
+    stays in the next (bylines, ads, disclaimers, font-size bars, inside the text by then), one link
+    of a chain cuts the text, and a retitling link may cut its headline from a lead that is
+    furniture by then. Every article is published at a random moment of the same two days."""
+    check_part(part)
+    rng = random.Random(seed)
+    t0 = datetime(2024, 6, 3, 0, tzinfo=CST)
+    out = LabelledSet(f"chain ({part}, depth {depth})", [], {}, {})
+    for a in datasets.distinct_seeds(stories, seed=seed, part=part, sources=("inews",), exclude=_v1_seed_ids()):
+        story, link = a["id"], {"title": a["title"], "content": a["content"]}
+        out.records.append({"id": story, **link, "publish_time": (t0 + timedelta(hours=rng.uniform(0, 48))).isoformat()})
+        out.truth[story], out.kind[story] = story, "original"
+        cut_at = rng.randrange(depth)
+        for k in range(depth):
+            recipe = rng.choice(CHAIN_CUTS if k == cut_at else CHAIN_KINDS)
+            repost = reposts_v2.make_repost(link, recipe, rng, t0.day)
+            link = {"title": repost["title"], "content": repost["content"]}
+            rid = f"{story}~chain-{k + 1}"
+            out.records.append({"id": rid, **link, "publish_time": (t0 + timedelta(hours=rng.uniform(0, 48))).isoformat()})
+            out.truth[rid], out.kind[rid] = story, f"link {k + 1}"
     rng.shuffle(out.records)
     return out
 

@@ -6,6 +6,7 @@ the figures printed by default, and the ones to quote, are --part test.
 
     python bench/quality.py heldout       # v2 reposts of real articles + digests + hard negatives
     python bench/quality.py burst         # 100 real stories x 20 articles, shuffled, two days
+    python bench/quality.py chain         # 100 real stories, each reposted in a chain of 10 copies of copies
     python bench/quality.py traditional   # 60 verbatim copies in traditional characters + 500 others
     python bench/quality.py reposts       # first generator's reposts + templated reports
     python bench/quality.py ecom          # ecom2022 dev: clusters vs event_id
@@ -261,6 +262,15 @@ def burst(args):
     return s, preds
 
 
+def chain(args):
+    """Reposts of reposts (bench/heldout_sets.py chain_set): furniture piles up, edits compound."""
+    import heldout_sets
+
+    s = heldout_sets.chain_set(_built_part(args), **_build_seed(args))
+    _, preds = evaluate_orders(s.name, s.records, s.truth, args, args.orders or 3, s.kind)
+    return s, preds
+
+
 def traditional(args):
     import heldout_sets
 
@@ -406,8 +416,8 @@ def layers(args):
         plots.save(fig, args.plot, f"python bench/quality.py layers --part {args.part} --seeds {args.seeds or 300}")
 
 
-ALL = ["heldout", "burst", "traditional", "sites", "reposts", "ecom", "sohu", "rumours", "inews"]
-BUILT = ["heldout", "burst", "traditional", "sites"]
+ALL = ["heldout", "burst", "chain", "traditional", "sites", "reposts", "ecom", "sohu", "rumours", "inews"]
+BUILT = ["heldout", "burst", "chain", "traditional", "sites"]
 
 
 def sweep(args) -> None:

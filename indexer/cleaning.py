@@ -22,8 +22,10 @@ from .html import html_to_text, is_whole_page, page_text
 # simplified; more repost furniture removed. 3: a whole saved page is read as its main content
 # (indexer/html.py); figcaptions are lines of their own. 4: site furniture: the headlines listed under
 # a related-reading header, and footer lines with registration, hotline or address numbers. 5: a page's
-# comment section. 6: sites' own disclaimers, whatever the length of their sentences.
-CLEANING_VERSION = "clean6"
+# comment section. 6: sites' own disclaimers, whatever the length of their sentences. 7: ads under
+# their tag, font-size bars, 举报/反馈, a disclaimer's second sentence alone; headlines that are page
+# chrome (点击上方蓝字关注我们) clean to nothing.
+CLEANING_VERSION = "clean7"
 
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
 
@@ -97,13 +99,16 @@ _BOILERPLATE_LINE = re.compile(
     r".{0,6}(?:展开全文|展开全部|继续阅读|查看全文|查看更多|加载更多|更多精彩|精彩推荐|点击查看)[^。!?]{0,20}|"
     # Share bars, follow prompts and forum chrome
     r".{0,10}(?:分享到|分享至|转发到|扫一扫|扫码|长按识别|二维码|关注我们|关注公众号|微信公众号|点个在看|点赞)[^。]{0,30}|"
-    r"(?:(?:关注|分享|转发|收藏|点赞|在看|评论|举报|微信|微博|朋友圈|qq空间|qq|打印|纠错)[\s+|/、,·]*){1,10}|"
+    r"(?:(?:关注|分享|转发|收藏|点赞|在看|评论|举报|反馈|微信|微博|朋友圈|qq空间|qq|打印|纠错)[\s+|/、,·]*){1,10}|"
+    # A page's font-size bar, alone or after the byline or date line it ends (记者 X 字号:大 中 小 打印)
+    r"(?:[^。!?]{0,40}\s)?字号\s*[:：]?\s*(?:[大中小]\s*){2,3}(?:(?:打印|关闭|纠错|收藏|分享)\s*)*|"
     r"(?:下载附件|请点击输入图片描述|您需要\s*登录|马上注册).{0,60}|"
     # App prompts: 下载XX客户端, 打开app阅读, 客户端中查看
     r"[^。!?]{0,12}(?:下载|打开|前往|前去|安装|进入)[^。!?]{0,12}(?:客户端|app|应用)[^。!?]{0,20}|"
     r"[^。!?]{0,16}(?:客户端|app)\s*(?:中|内|里)?\s*(?:查看|阅读|观看|打开)[^。!?]{0,16}|"
-    # Ads
+    # Ads: 广告:…, and an advertisement under its tag ([广告]夏季新款限时特惠,点击领取优惠券>>)
     r".{0,6}(?:广告|推广|赞助)(?:[:：].{0,40})?|"
+    r"[【\[(]\s*(?:广告|推广|赞助)\s*[】\])][^。\n]{0,60}|"
     # Copyright and disclaimers: 版权声明:本文来源…, 免责声明:…, 本文仅代表作者观点…
     r"(?:声明|免责声明|特别声明|版权声明)(?:[:：].*)?|"
     r".{0,6}(?:版权所有|未经授权|转载请注明|严禁转载|如有侵权|版权归|版权属于|all rights reserved|copyright).*|"
@@ -118,6 +123,9 @@ _BOILERPLATE_LINE = re.compile(
     r"|(?:依据|根据)《信息网络传播权保护条例》)"
     r"(?=[^\n]*?(?:转载|侵权|版权|删除))[^\n]{0,200}|"
     r"[^\n。]{0,16}原创[^\n。]{0,16}(?:严禁|禁止|不得|谢绝)(?:任何)?(?:转载|复制)[^\n]{0,6}|"
+    # ... and the second sentence of the common 免责声明, on a line of its own (其原创性以及文中陈述文字和
+    # 内容未经本站证实,…,请读者仅作参考,并请自行核实相关内容。)
+    r"(?:其原创性以及)?文中陈述文字和内容未经本站证实[^\n]{0,160}|[^\n。]{0,30}请读者仅作参考[^\n]{0,40}|"
     # Comment rules and feed notes under every page of a site (华声在线提醒您:请理性评论、文明发言,勿发布…;
     # 您可以在客户端借助于支持rss的聚合工具软件…): shared by every article of the site, they made two
     # readers' complaints "copies of one report" (ccf2019_inews).
@@ -354,11 +362,31 @@ def strip_title_tags(title: str) -> str:
     return _ANY_LENTICULAR.sub("", title).strip()
 
 
+# Headlines that are page chrome, not a story's: a follow or share prompt, a font-size bar, a
+# read-more stub, a share app's placeholder. An aggregator that cuts its headline from the first
+# line of a copy whose first line is furniture by then writes one; read as headlines, they made
+# unrelated stories "one headline" (a probe of chained reposts merged four stories under
+# 点击上方蓝字关注我们). Such a title cleans to nothing, and the headline is read from the body.
+_CHROME_TITLE = re.compile(
+    r"(?:点击|戳|关注)(?:上方|下方|顶部|右上角)?[^。!?]{0,8}(?:关注|订阅)[^。!?]{0,12}|"
+    r"(?:分享到|分享至|转发到)[:：]?\s*(?:(?:微信|朋友圈|新浪微博|腾讯微博|微博|qq空间|qq|豆瓣|复制链接)[\s、,|/]*)*|"
+    r"字号\s*[:：]?\s*(?:[大中小]\s*){2,3}(?:(?:打印|关闭|纠错|收藏|分享)\s*)*|"
+    r"(?:阅读全文|展开全文|查看全文|点击查看(?:全文|更多|原文)?|查看更多)[>.…]*|"
+    r"分享一篇文章|分享图片|分享视频|无标题|网页链接"
+)
+
+# An opening hook before it (热议!, 注意!): a re-poster's, not the page's.
+_TITLE_HOOK = re.compile(r"^[^!?:。\s]{1,6}[!:]\s*")
+
+
 def clean_title(title: str) -> str:
     if looks_like_html(title):
         title = html_to_text(title)
     text = normalize(title).replace("\n", " ")
     stripped = strip_title_tags(text)
+    bare = _LINE_DECORATION.sub("", stripped or text)
+    if any(_CHROME_TITLE.fullmatch(t.strip(" !?:。")) for t in (bare, _TITLE_HOOK.sub("", bare))):
+        return ""
     # A title that is nothing but a tag keeps its text rather than becoming empty.
     return (stripped or text).strip()
 

@@ -335,6 +335,15 @@ def test_sentences_that_start_like_leads_are_kept(sentence):
     "此稿由网友上传至华声在线投诉直通车,记者正在进一步调查核实中,未经华声在线许可,严禁转载。",
     "华声在线提醒您:请理性评论、文明发言,勿发布违法和损害公序良俗的信息。我们将不予发表或删除可能引发法律纠纷和损害公序良俗的信息。",
     "您可以在客户端借助于支持rss的聚合工具软件,在不打开网站内容页面的情况下阅读网站内容。",
+    # Page chrome and ads that a repost of a repost carries inside its text: shared by unrelated
+    # stories of one site, two such lines made two stories under one cut headline "copies" (a probe
+    # of chained reposts, P 0.90).
+    "【广告】品牌家电限时特惠,点击领取优惠券>>",
+    "[推广]夏季新款女装限时特惠",
+    "字号:大 中 小 打印",
+    "记者冯晓 通讯员孙悦 字号:大 中 小 打印",
+    "举报/反馈",
+    "文中陈述文字和内容未经本站证实,请读者仅作参考,并请自行核实相关内容。",
 ])
 def test_furniture_lines_are_removed(footer):
     assert clean_body(STORY + "\n" + footer) == STORY
@@ -383,6 +392,9 @@ def test_photo_credit_after_a_caption_is_removed():
     "市场监管部门公布了投诉举报电话12315。",
     "“分期还”借款平台借款需要绑定本平台游戏充值,这样是不是恶意绑定消费?",
     "本文作者认为,未经授权转载他人作品的行为应当依法追究责任。",
+    "广告法规定,不得使用国家级、最高级等用语。",
+    "字号大小不一的标语贴满了墙面。",
+    "相关数据未经本站证实的说法在网上流传,警方已介入调查。",
 ])
 def test_content_that_mentions_furniture_words_is_kept(sentence):
     out = clean_body(STORY + "\n" + sentence)
@@ -472,3 +484,18 @@ def test_a_comment_section_is_not_the_story(header):
 def test_a_sentence_about_comments_is_the_story():
     body = STORY + "\n网友评论称，这一路段事故多发，希望尽快整改。"
     assert clean_body(body) == body.replace("，", ",")
+
+
+@pytest.mark.parametrize("title", [
+    "点击上方蓝字关注我们", "[视频]点击上方蓝字关注我们(组图)", "热议!点击上方蓝字关注我们(图)", "字号:大 中 小 打印",
+    "分享到:微信 朋友圈 新浪微博 复制链接", "阅读全文>>", "分享一篇文章",
+])
+def test_a_headline_that_is_page_chrome_cleans_to_nothing(title):
+    """Cut from a first line that is furniture (chained reposts: four stories merged under
+    点击上方蓝字关注我们); the headline is then read from the body."""
+    assert clean_title(title) == ""
+
+
+@pytest.mark.parametrize("title", ["请关注我们的孩子", "关注民生:城市更新进行时", "查看更多新闻的方法", "分享到朋友圈的照片被盗用"])
+def test_a_headline_with_chrome_words_is_kept(title):
+    assert clean_title(title) == title
