@@ -387,15 +387,16 @@ def _shared_sentences(a: str, b: str) -> list[str]:
     return [sa for sa, _ in _sentence_grams(a) if sa in in_b]
 
 
-def _lost_list_items(sa: str, sb: str, shared: list[str], whole_a: str, whole_b: str) -> bool:
+def _lost_list_items(sa: str, sb: str, part_a: str, part_b: str, whole_a: str, whole_b: str) -> bool:
     """Whether ``sa`` and ``sb`` are two items of one list, each text having lost the other's: both
     are one frame with an item the two texts share (刘某（男，3211…）against 李某（男，3211…）and
     朱某（男，3210…）), and each is about a person or organisation the other text does not name.
     A copy that drops one item of a police report's list and a copy cut before its last item pair
-    their odd items; the items' figures are their own (burst tune seed 299)."""
-    if not any(_one_frame(s, sa) and _one_frame(s, sb) for s in shared):
+    their odd items; the items' figures are their own (burst tune seed 299). ``part_a`` and
+    ``part_b``: the aligned parts of the two bodies, where the shared item is looked for."""
+    if not (_names_one_absent(sa, whole_b) and _names_one_absent(sb, whole_a)):
         return False
-    return _names_one_absent(sa, whole_b) and _names_one_absent(sb, whole_a)
+    return any(_one_frame(s, sa) and _one_frame(s, sb) for s in _shared_sentences(part_a, part_b))
 
 
 def _one_frame(a: str, b: str) -> bool:
@@ -443,14 +444,10 @@ def story_template_difference(
             return found
     if not read_bodies:
         return None
-    shared = None
-    for sa, sb in _aligned_pairs(body_a[:diff_chars], body_b[:diff_chars]):
-        if shared is None:
-            shared = _shared_sentences(body_a[:diff_chars], body_b[:diff_chars])
-        if _lost_list_items(sa, sb, shared, whole_a, whole_b):
-            continue
+    part_a, part_b = body_a[:diff_chars], body_b[:diff_chars]
+    for sa, sb in _aligned_pairs(part_a, part_b):
         found = _substitution(sa, sb, whole_a, whole_b, 4, slots, subject_names=True, list_items=True)
-        if found:
+        if found and not _lost_list_items(sa, sb, part_a, part_b, whole_a, whole_b):
             return found
     return None
 
