@@ -24,7 +24,8 @@ from .html import html_to_text, is_whole_page, page_text
 # a related-reading header, and footer lines with registration, hotline or address numbers. 5: a page's
 # comment section. 6: sites' own disclaimers, whatever the length of their sentences. 7: ads under
 # their tag, font-size bars, 举报/反馈, a disclaimer's second sentence alone; headlines that are page
-# chrome (点击上方蓝字关注我们) clean to nothing.
+# chrome (点击上方蓝字关注我们) clean to nothing; stacked datelines, a lead that is furniture once its
+# dateline is read off, a site name after —— in a headline.
 CLEANING_VERSION = "clean7"
 
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
@@ -40,7 +41,7 @@ _HEADLINE_PREFIX = re.compile(
     re.I,
 )
 # Site names appended to titles: "…_新浪新闻", "… - 网易新闻", "…|凤凰网".
-_TITLE_SITE_SUFFIX = re.compile(r"\s*(?:[_|｜丨]|\s-\s)\s*[^_|｜丨]{1,16}(?:网|新闻|报|频道|在线|日报|晚报|客户端|头条|贴吧|论坛|博客|News|news)\s*$")
+_TITLE_SITE_SUFFIX = re.compile(r"\s*(?:[_|｜丨]|\s-\s|——)\s*[^_|｜丨]{1,16}(?:网|新闻|报|频道|在线|日报|晚报|客户端|头条|贴吧|论坛|博客|News|news)\s*$")
 
 # Repost furniture: what sites put around a story (leads, bylines, credits, disclaimers, app prompts,
 # share bars, stubs) rather than the story itself. Two reposts of one story carry different furniture,
@@ -181,6 +182,8 @@ _TRAILING_SOURCE = re.compile(r"(?<=[。!?”\"])\s*(?:来源|稿源)[:：]\s*[^
 # Datelines are read in the story's first lines only (a subtitle or tag line may come first): further
 # down, 据报道, is the story's own attribution.
 LEAD_LINES = 2
+# Leads read off one line at most: 据X报道, Y讯 and a Z日电 stacked by reposts of reposts.
+MAX_STACKED_DATELINES = 3
 # Boilerplate lines are short; a longer line is content, whatever words it starts with.
 BOILERPLATE_MAX_LINE = 200
 _SPACES = re.compile(r"[ \t\u3000\xa0]+")
@@ -362,7 +365,7 @@ def strip_title_tags(title: str) -> str:
     return _ANY_LENTICULAR.sub("", title).strip()
 
 
-# Headlines that are page chrome, not a story's: a follow or share prompt, a font-size bar, a
+# Headlines that are page chrome, not a story's: a follow, share or app prompt, a font-size bar, a
 # read-more stub, a share app's placeholder. An aggregator that cuts its headline from the first
 # line of a copy whose first line is furniture by then writes one; read as headlines, they made
 # unrelated stories "one headline" (a probe of chained reposts merged four stories under
@@ -372,6 +375,7 @@ _CHROME_TITLE = re.compile(
     r"(?:分享到|分享至|转发到)[:：]?\s*(?:(?:微信|朋友圈|新浪微博|腾讯微博|微博|qq空间|qq|豆瓣|复制链接)[\s、,|/]*)*|"
     r"字号\s*[:：]?\s*(?:[大中小]\s*){2,3}(?:(?:打印|关闭|纠错|收藏|分享)\s*)*|"
     r"(?:阅读全文|展开全文|查看全文|点击查看(?:全文|更多|原文)?|查看更多)[>.…]*|"
+    r"(?:下载|打开|安装)[^。!?]{0,12}(?:客户端|app)\s*[,，]?\s*(?:阅读体验更佳|体验更佳|看更多精彩新闻|看更多精彩|查看更多|阅读全文)?|"
     r"分享一篇文章|分享图片|分享视频|无标题|网页链接"
 )
 
@@ -464,9 +468,17 @@ def _strip_furniture(line: str, bare: str, lead: bool) -> str:
             return ""
         if "返回搜狐" in line or "责" in line or "摄" in line or "转载" in line:
             line = _TRAILING_FURNITURE.sub("", line)
-    # The dateline first: its byline in brackets is what tells where the lead ends.
+    # The dateline first: its byline in brackets is what tells where the lead ends. A repost of a
+    # repost stacks them (据X报道,Y讯 (记者 Z) ...), and what follows may be furniture itself (a
+    # copy whose story was cut away keeps its lead and a copyright line).
     if lead and _DATELINE_HINT.match(line):
-        line = _LEADING_DATELINE_SOURCE.sub("", line, count=1)
+        for _ in range(MAX_STACKED_DATELINES):
+            stripped = _LEADING_DATELINE_SOURCE.sub("", line, count=1)
+            if stripped == line:
+                break
+            line = stripped
+            if len(line) <= BOILERPLATE_MAX_LINE and _BOILERPLATE_LINE.match(_LINE_DECORATION.sub("", line)):
+                return ""
     if "(" in line:
         line = _INLINE_CREDIT.sub("", line)
     return _ANY_LENTICULAR.sub("", line).strip() if len(line) <= 20 else line

@@ -10,6 +10,16 @@ def test_title_tags_and_prefixes_are_stripped():
     assert clean_title("[视频]市民冒雨排队 (图)") == "市民冒雨排队"
 
 
+def test_a_site_name_after_a_dash_is_stripped():
+    assert clean_title("宿迁沭阳贫困残疾人领到20万元救助金——人民政协网") == "宿迁沭阳贫困残疾人领到20万元救助金"
+    assert clean_title("打造数字中国——访一位基层干部") == "打造数字中国——访一位基层干部"
+
+
+def test_a_lead_that_is_furniture_once_its_dateline_is_read_off_is_dropped():
+    # a chained copy whose story was cut away: its lead and a copyright line are all it holds
+    assert clean_body("据封面新闻报道,(封面新闻记者 许诺)本文系潇湘晨报原创稿件,未经授权禁止转载,违者必究。\n" + STORY) == STORY
+
+
 def test_title_that_is_only_a_tag_keeps_its_text():
     assert clean_title("【快讯】") == "【快讯】"
 
@@ -251,6 +261,9 @@ def test_story_without_furniture_is_clean_body_of_itself():
     "【快讯】",
     "【独家】 ",
     "湘潭在线12月21日讯(湘潭日报社全媒体记者 谭丽 通讯员 沈乐茜)",
+    # stacked by reposts of reposts (中新网's copies of Hong Kong papers: 18 ccf2019_inews bodies)
+    "中新网12月14日电 据香港《大公报》报道,",
+    "据封面新闻报道,(封面新闻记者 许诺)齐鲁晚报讯 中新网3日电 ",
 ])
 def test_leads_are_removed(lead):
     assert clean_body(lead + STORY) == STORY
@@ -488,7 +501,7 @@ def test_a_sentence_about_comments_is_the_story():
 
 @pytest.mark.parametrize("title", [
     "点击上方蓝字关注我们", "[视频]点击上方蓝字关注我们(组图)", "热议!点击上方蓝字关注我们(图)", "字号:大 中 小 打印",
-    "分享到:微信 朋友圈 新浪微博 复制链接", "阅读全文>>", "分享一篇文章",
+    "分享到:微信 朋友圈 新浪微博 复制链接", "阅读全文>>", "分享一篇文章", "打开封面新闻APP,阅读体验更佳",
 ])
 def test_a_headline_that_is_page_chrome_cleans_to_nothing(title):
     """Cut from a first line that is furniture (chained reposts: four stories merged under
@@ -496,6 +509,6 @@ def test_a_headline_that_is_page_chrome_cleans_to_nothing(title):
     assert clean_title(title) == ""
 
 
-@pytest.mark.parametrize("title", ["请关注我们的孩子", "关注民生:城市更新进行时", "查看更多新闻的方法", "分享到朋友圈的照片被盗用"])
+@pytest.mark.parametrize("title", ["请关注我们的孩子", "关注民生:城市更新进行时", "下载量最高的app遭下架", "查看更多新闻的方法", "分享到朋友圈的照片被盗用"])
 def test_a_headline_with_chrome_words_is_kept(title):
     assert clean_title(title) == title
