@@ -371,7 +371,7 @@ def strip_title_tags(title: str) -> str:
 # unrelated stories "one headline" (a probe of chained reposts merged four stories under
 # 点击上方蓝字关注我们). Such a title cleans to nothing, and the headline is read from the body.
 _CHROME_TITLE = re.compile(
-    r"(?:点击|戳|关注)(?:上方|下方|顶部|右上角)?[^。!?]{0,8}(?:关注|订阅)[^。!?]{0,12}|"
+    r"(?:点击|戳)(?:上方|下方|顶部|右上角)?[^。!?]{0,8}(?:关注|订阅)[^。!?]{0,12}|关注(?:我们|公众号|本号)[^。!?]{0,8}|"
     r"(?:分享到|分享至|转发到)[:：]?\s*(?:(?:微信|朋友圈|新浪微博|腾讯微博|微博|qq空间|qq|豆瓣|复制链接)[\s、,|/]*)*|"
     r"字号\s*[:：]?\s*(?:[大中小]\s*){2,3}(?:(?:打印|关闭|纠错|收藏|分享)\s*)*|"
     r"(?:阅读全文|展开全文|查看全文|点击查看(?:全文|更多|原文)?|查看更多)[>.…]*|"

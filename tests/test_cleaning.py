@@ -509,6 +509,6 @@ def test_a_headline_that_is_page_chrome_cleans_to_nothing(title):
     assert clean_title(title) == ""
 
 
-@pytest.mark.parametrize("title", ["请关注我们的孩子", "关注民生:城市更新进行时", "下载量最高的app遭下架", "查看更多新闻的方法", "分享到朋友圈的照片被盗用"])
+@pytest.mark.parametrize("title", ["请关注我们的孩子", "关注民生:城市更新进行时", "下载量最高的app遭下架", "关注民生 关注教育公平", "查看更多新闻的方法", "分享到朋友圈的照片被盗用"])
 def test_a_headline_with_chrome_words_is_kept(title):
     assert clean_title(title) == title
