@@ -50,6 +50,8 @@ _TITLE_SITE_SUFFIX = re.compile(r"\s*(?:[_|｜丨]|\s-\s|——)\s*[^_|｜丨]{1
 # merely use the same words are kept. The patterns read normalised text: simplified characters,
 # half-width , : ( ) ! ? ; and lower case.
 
+# A page's font-size bar: 字号:大 中 小, with the print and close links after it.
+_FONT_SIZE_BAR = r"字号\s*[:：]?\s*(?:[大中小]\s*){2,3}(?:(?:打印|关闭|纠错|收藏|分享)\s*)*"
 # Names in a byline: two to four characters each, separated by spaces or 、 (张三 李四、王五).
 # Spaces only (never a line break): normalised text has no other blank.
 _NAMES = r"[\u4e00-\u9fff·]{2,4}(?:[ 、,]+[\u4e00-\u9fff·]{2,4}){0,5}"
@@ -102,7 +104,7 @@ _BOILERPLATE_LINE = re.compile(
     r".{0,10}(?:分享到|分享至|转发到|扫一扫|扫码|长按识别|二维码|关注我们|关注公众号|微信公众号|点个在看|点赞)[^。]{0,30}|"
     r"(?:(?:关注|分享|转发|收藏|点赞|在看|评论|举报|反馈|微信|微博|朋友圈|qq空间|qq|打印|纠错)[\s+|/、,·]*){1,10}|"
     # A page's font-size bar, alone or after the byline or date line it ends (记者 X 字号:大 中 小 打印)
-    r"(?:[^。!?]{0,40}\s)?字号\s*[:：]?\s*(?:[大中小]\s*){2,3}(?:(?:打印|关闭|纠错|收藏|分享)\s*)*|"
+    r"(?:[^。!?]{0,40}\s)?" + _FONT_SIZE_BAR + r"|"
     r"(?:下载附件|请点击输入图片描述|您需要\s*登录|马上注册).{0,60}|"
     # App prompts: 下载XX客户端, 打开app阅读, 客户端中查看
     r"[^。!?]{0,12}(?:下载|打开|前往|前去|安装|进入)[^。!?]{0,12}(?:客户端|app|应用)[^。!?]{0,20}|"
@@ -373,7 +375,7 @@ def strip_title_tags(title: str) -> str:
 _CHROME_TITLE = re.compile(
     r"(?:点击|戳)(?:上方|下方|顶部|右上角)?[^。!?]{0,8}(?:关注|订阅)[^。!?]{0,12}|关注(?:我们|公众号|本号)[^。!?]{0,8}|"
     r"(?:分享到|分享至|转发到)[:：]?\s*(?:(?:微信|朋友圈|新浪微博|腾讯微博|微博|qq空间|qq|豆瓣|复制链接)[\s、,|/]*)*|"
-    r"字号\s*[:：]?\s*(?:[大中小]\s*){2,3}(?:(?:打印|关闭|纠错|收藏|分享)\s*)*|"
+    + _FONT_SIZE_BAR + r"|"
     r"(?:阅读全文|展开全文|查看全文|点击查看(?:全文|更多|原文)?|查看更多)[>.…]*|"
     r"(?:下载|打开|安装)[^。!?]{0,12}(?:客户端|app)\s*[,，]?\s*(?:阅读体验更佳|体验更佳|看更多精彩新闻|看更多精彩|查看更多|阅读全文)?|"
     r"分享一篇文章|分享图片|分享视频|无标题|网页链接"
@@ -461,11 +463,9 @@ def _strip_furniture(line: str, bare: str, lead: bool) -> str:
     """One line (stripped; ``bare``: without its decoration) without the furniture at its edges and
     its inline credits; empty if the whole line is furniture. ``lead``: the line opens the story,
     where a dateline may stand."""
-    if not line:
+    if not line or _all_furniture(line, bare):
         return ""
     if len(line) <= BOILERPLATE_MAX_LINE:
-        if not bare or _BOILERPLATE_LINE.match(bare):
-            return ""
         if "返回搜狐" in line or "责" in line or "摄" in line or "转载" in line:
             line = _TRAILING_FURNITURE.sub("", line)
     # The dateline first: its byline in brackets is what tells where the lead ends. A repost of a
@@ -477,11 +477,17 @@ def _strip_furniture(line: str, bare: str, lead: bool) -> str:
             if stripped == line:
                 break
             line = stripped
-            if len(line) <= BOILERPLATE_MAX_LINE and _BOILERPLATE_LINE.match(_LINE_DECORATION.sub("", line)):
+            if _all_furniture(line, _LINE_DECORATION.sub("", line)):
                 return ""
     if "(" in line:
         line = _INLINE_CREDIT.sub("", line)
     return _ANY_LENTICULAR.sub("", line).strip() if len(line) <= 20 else line
+
+
+def _all_furniture(line: str, bare: str) -> bool:
+    """Whether a whole line (``bare``: without its decoration) is furniture: short, and nothing
+    but decoration or a boilerplate line."""
+    return len(line) <= BOILERPLATE_MAX_LINE and (not bare or _BOILERPLATE_LINE.match(bare) is not None)
 
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
