@@ -493,6 +493,9 @@ _NOT_IN_PLACE = re.compile(r"报道|媒体|记者|发生|获悉|了解|表示|�
 _NAME_TAGS = frozenset({"n", "ns", "nr", "nrt", "nrfg", "nz", "nt", "j", "eng", "q", "ng", "b", "s", "zg", "g"})
 _PROPER_TAGS = frozenset({"ns", "nr", "nrt", "nrfg", "nz", "nt", "j", "eng"})
 _MAX_PLACE_CHARS = 14
+# A county or district that rjieba tags as a person's name (吴堡县, 夏邑县): one unit, not two run
+# together (平山县元氏县), and not a banner (旗 also ends 五星红旗).
+_COUNTY_AS_NAME = re.compile(r"[^区县旗市省]{2,5}[区县]")
 
 
 @dataclass(frozen=True, order=True)
@@ -582,7 +585,8 @@ def places_in(text: str) -> list[Place]:
         name = _GENERIC_TAIL.sub("", key[: -len(ending)])
         if len(name) < 2 and not (len(name) == 1 and name.isdigit()) or _GENERIC_NAMES.match(name) or name[0] in _DETERMINERS:
             continue
-        if ending in _DISTRICT_ENDINGS and (key != word or tag not in ("ns", "n") or not 3 <= len(key) <= 6):
+        district_tag = tag in ("ns", "n") or tag == "nr" and _COUNTY_AS_NAME.fullmatch(key)
+        if ending in _DISTRICT_ENDINGS and (key != word or not district_tag or not 3 <= len(key) <= 6):
             continue  # a district is one word: 鼓楼区, 密云县; 网约车成重灾区 is not one
         names = tuple(
             w for w, t, s in tokens[token_at[begin] : i + 1]

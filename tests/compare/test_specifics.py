@@ -275,6 +275,19 @@ def test_streets_named_with_verbs_industrial_zones_and_headline_counties():
     assert headline_places("四川地震对云南有一定影响") == [] and headline_places("北京警方破获一起案件") == []
 
 
+def test_counties_tagged_as_names_are_places():
+    # rjieba tags 吴堡县 and 夏邑县 as people's names; they are counties all the same. Two officials'
+    # inspections in two counties (a burst tune merge) differ in their places.
+    keys = {p.key for p in places_in("深入吴堡县公安局机关调研，夏邑县发生火灾，北京大兴区怀柔区等地")}
+    assert {"吴堡县", "夏邑县", "怀柔区"} <= keys
+    when = datetime(2024, 6, 4, 9, tzinfo=CST)
+    a = spec("市委常委、政法委书记张守华深入吴堡县调研指导公安工作",
+             "5月22日下午，市委常委、政法委书记张守华一行，深入吴堡县公安局机关调研指导公安工作。", when)
+    b = spec("澄城县委常委、政法委书记任永前夜间深入城关派出所督导检查",
+             "澄城县委常委政法委书记任永前一行深入城关派出所督导检查平安建设及值班备勤等工作。", when)
+    assert specifics_conflict(a, b).startswith("places differ")
+
+
 @pytest.mark.parametrize("text", ["送往附近医院", "南京市第一人民医院", "市疾控中心", "当地村民和大学生", "一家服装厂", "道路", "该小区",
                                   "各乡镇", "农业农村", "特色小镇", "网络交易市场", "生物技术有限公司", "必由之路"])
 def test_generic_places_are_not_places(text):
