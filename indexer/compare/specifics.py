@@ -638,11 +638,12 @@ def headline_people(title: str) -> list[str]:
     common surname (郑炳松, 杨光富). Whom a headline names is whom the story is about; shorter
     ``nr`` words are too often other words (道德, 高达, 西岳), and so are those ending like a place
     (夏邑县, 高新区)."""
-    return list(dict.fromkeys(
-        w for w, tag, _ in _tokens(title)
-        if tag in ("nr", "nrfg", "nrt") and len(w) == 3 and w[0] in _SURNAMES and not w.endswith(_ALL_ENDINGS)
-        and w not in _COARSE_NAMES and not w.endswith(_LANDSCAPE_ENDINGS) and w not in _NOT_PEOPLE
-    ))
+    return list(dict.fromkeys(w for w, tag, _ in _tokens(title) if tag in ("nr", "nrfg", "nrt") and _full_name(w)))
+
+
+def _full_name(word: str) -> bool:
+    return len(word) == 3 and word[0] in _SURNAMES and not word.endswith(_ALL_ENDINGS) \
+        and word not in _COARSE_NAMES and not word.endswith(_LANDSCAPE_ENDINGS) and word not in _NOT_PEOPLE
 
 
 # rjieba tags some places and things as people's names too (石家庄 and 张家界 are cities, 秦皇岛 an
@@ -933,6 +934,16 @@ def _anonymised(people: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(p for p in people if "某" in p)
 
 
+def _headline_person_unnamed(a: Specifics, b: Specifics) -> str | None:
+    """``a``'s headline names whom its story is about, ``b``'s headline names nobody while its lead
+    names people in full, and neither report mentions any of the other's: two officials' visits
+    written alike (a burst tune merge: 任永前 in the headline of one, 张守华 in the lead of the
+    other, whose headline was cut from its first sentence)."""
+    if not a.headline_people or b.headline_people:
+        return None
+    return _names_conflict("headline people", a.headline_people, tuple(p for p in b.people if _full_name(p)), a.text, b.text)
+
+
 def _case_conflict(a: Specifics, b: Specifics) -> str | None:
     """Both leads give court case numbers and neither report cites one of the other's: two
     judgments (or reports of two cases) of one court, written alike."""
@@ -980,6 +991,7 @@ def specifics_conflict(a: Specifics, b: Specifics) -> str | None:
         or _figure_conflict(a, b)
         or _names_conflict("people", _anonymised(a.people), _anonymised(b.people), a.text, b.text)
         or _names_conflict("headline people", a.headline_people, b.headline_people, a.text, b.text)
+        or _headline_person_unnamed(a, b) or _headline_person_unnamed(b, a)
         or _case_conflict(a, b)
         or _works_conflict(a, b)
         or _matchups_conflict(a, b)

@@ -189,6 +189,19 @@ def test_headlines_naming_different_people_conflict():
     assert specifics_conflict(zheng, follow_up) is None
 
 
+
+def test_a_headline_person_against_a_headline_naming_nobody():
+    # A headline cut from a first sentence names nobody; its lead names whom the story is about.
+    when = datetime(2024, 6, 4, 9, tzinfo=CST)
+    ren = spec("市委书记任永前深入派出所督导检查平安建设", "市委书记任永前一行深入城关派出所督导检查平安建设及值班备勤等工作。", when)
+    zhang = spec("市委书记深入派出所督导检查平安建设", "市委书记张守华、研究室主任加维宏一行，深入派出所督导检查平安建设工作。", when)
+    assert specifics_conflict(ren, zhang) == specifics_conflict(zhang, ren) == "headline people differ: 任永前 vs 张守华"
+    same = spec("市委书记深入派出所督导检查平安建设", "市委书记任永前一行深入派出所督导检查平安建设工作。", when)
+    assert specifics_conflict(ren, same) is None
+    # A lead that names nobody in full decides nothing.
+    nobody = spec("市委书记深入派出所督导检查平安建设", "市委书记一行深入派出所督导检查平安建设工作。", when)
+    assert specifics_conflict(ren, nobody) is None
+
 @pytest.mark.parametrize("title", ["夏邑县交通执法:严查超限超载", "成都高新区石板凳镇:宣传信息员集中充电", "男子持刀伤人被刑拘"])
 def test_headlines_without_a_full_name_name_nobody(title):
     assert headline_people(title) == []
