@@ -25,8 +25,9 @@ from .html import html_to_text, is_whole_page, page_text
 # comment section. 6: sites' own disclaimers, whatever the length of their sentences. 7: ads under
 # their tag, font-size bars, 举报/反馈, a disclaimer's second sentence alone; headlines that are page
 # chrome (点击上方蓝字关注我们) clean to nothing; stacked datelines, a lead that is furniture once its
-# dateline is read off, a site name after —— in a headline.
-CLEANING_VERSION = "clean7"
+# dateline is read off, a site name after —— in a headline. 8: a date in brackets at a headline's
+# end (an edition's date) stays.
+CLEANING_VERSION = "clean8"
 
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
 
@@ -355,13 +356,23 @@ def normalize(text: str) -> str:
     return _SPACES.sub(" ", text).lower()
 
 
+# A date in brackets at a headline's end names the day's edition of a bulletin, not a re-poster's
+# tag: 北海便民信息（3月1日） and （2月27日） are two days' listings (a sohu tune false match, read as
+# one exact headline once both dates were stripped).
+_EDITION_DATE = re.compile(r"\d{1,2}月\d{1,2}[日号]|\d{1,2}[.·]\d{1,2}(?![\d.])|\d{4}[-./年]\d{1,2}|\d{8}")
+
+
+def _strip_trailing_tag(match: re.Match) -> str:
+    return match.group() if _EDITION_DATE.search(match.group()) else ""
+
+
 def strip_title_tags(title: str) -> str:
     """Remove re-poster decorations from a headline: 【快讯】, 突发！, trailing site names."""
     previous = None
     while previous != title:
         previous = title
         title = _LEADING_TAG.sub("", title)
-        title = _TRAILING_TAG.sub("", title)
+        title = _TRAILING_TAG.sub(_strip_trailing_tag, title)
         title = _HEADLINE_PREFIX.sub("", title)
         title = _TITLE_SITE_SUFFIX.sub("", title)
     return _ANY_LENTICULAR.sub("", title).strip()

@@ -10,6 +10,15 @@ def test_title_tags_and_prefixes_are_stripped():
     assert clean_title("[视频]市民冒雨排队 (图)") == "市民冒雨排队"
 
 
+def test_an_editions_date_at_the_end_of_a_headline_stays():
+    # two days' listings of one bulletin are two articles, also when their bodies are not at hand
+    monday, tuesday = (clean_title(f"北海便民信息：二手交易、房屋租售、生活服务（{d}）") for d in ("3月1日", "2月27日"))
+    assert monday != tuesday and monday.endswith("(3月1日)")
+    assert clean_title("锡盟干线公路路况信息（2021年1月8日9时）").endswith("(2021年1月8日9时)")
+    assert clean_title("福州中院一周回顾（5.14-5.18）").endswith("(5.14-5.18)")
+    assert clean_title("小学生被灯灼伤（组图）(23:54:58)") == "小学生被灯灼伤"
+
+
 def test_a_site_name_after_a_dash_is_stripped():
     assert clean_title("宿迁沭阳贫困残疾人领到20万元救助金——人民政协网") == "宿迁沭阳贫困残疾人领到20万元救助金"
     assert clean_title("打造数字中国——访一位基层干部") == "打造数字中国——访一位基层干部"
