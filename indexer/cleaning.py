@@ -26,7 +26,8 @@ from .html import html_to_text, is_whole_page, page_text
 # their tag, font-size bars, 举报/反馈, a disclaimer's second sentence alone; headlines that are page
 # chrome (点击上方蓝字关注我们) clean to nothing; stacked datelines, a lead that is furniture once its
 # dateline is read off, a site name after —— in a headline. 8: a date in brackets at a headline's
-# end (an edition's date) stays.
+# end (an edition's date) stays; a list item starts its own line in a hard-wrapped text; 点赞 is
+# furniture only as a prompt.
 CLEANING_VERSION = "clean8"
 
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
@@ -79,6 +80,8 @@ LISTED_HEADLINE_MAX = 60
 # paragraph whatever the line's length.
 WRAP_MIN_WIDTH = 15
 _WRAP_STOPS = re.compile(r"[。!?;:…”\"』」)]$")
+# A list item's number opening a line (1. 1、 一、 ① [1]), not a figure a wrap cut (1.5亿).
+_ITEM_START = re.compile(r"^(?:\d{1,2}\s*(?:\.(?!\d)|[、)])|[一二三四五六七八九十]{1,3}、|[①-⑳]|[\[(]\d{1,2}[\])])")
 # Whole lines that are furniture, not content. A prompt or stub rule stops short of a full stop: a line
 # that ends a sentence is the story's (网友纷纷点赞。 更多精彩的节目将在下周播出。); share prompts end
 # with ! often enough (喜欢就点个赞哦!) to let them.
@@ -102,7 +105,9 @@ _BOILERPLATE_LINE = re.compile(
     r".{0,20}(?:点击|阅读)(?:阅读)?(?:全文|原文|更多)[^。!?]{0,20}|"
     r".{0,6}(?:展开全文|展开全部|继续阅读|查看全文|查看更多|加载更多|更多精彩|精彩推荐|点击查看)[^。!?]{0,20}|"
     # Share bars, follow prompts and forum chrome
-    r".{0,10}(?:分享到|分享至|转发到|扫一扫|扫码|长按识别|二维码|关注我们|关注公众号|微信公众号|点个在看|点赞)[^。]{0,30}|"
+    # 点赞 as a prompt (点赞 转发, 欢迎点赞), not as news (百姓点赞: a digest item's headline)
+    r".{0,10}(?:分享到|分享至|转发到|扫一扫|扫码|长按识别|二维码|关注我们|关注公众号|微信公众号|点个在看"
+    r"|(?<![\u4e00-\u9fff])点赞|(?:请|记得|欢迎|别忘了?|顺手|随手|动动手指|喜欢就|不错就|帮忙|转发|分享|收藏)[^。]{0,4}点赞)[^。]{0,30}|"
     r"(?:(?:关注|分享|转发|收藏|点赞|在看|评论|举报|反馈|微信|微博|朋友圈|qq空间|qq|打印|纠错)[\s+|/、,·]*){1,10}|"
     # A page's font-size bar, alone or after the byline or date line it ends (记者 X 字号:大 中 小 打印)
     r"(?:[^。!?]{0,40}\s)?" + _FONT_SIZE_BAR + r"|"
@@ -453,8 +458,11 @@ def unwrapped(lines: list[str]) -> list[str]:
         text = line.strip()
         if not text:
             continue
+        if carry and _ITEM_START.match(text):
+            out.append(carry.strip())  # an item starts its own line: a digest cuts each lead at one width
+            carry = ""
         carry += line
-        if abs(len(text) - width) > 1 or _WRAP_STOPS.search(text) or _LIST_NUMBER.match(text):
+        if abs(len(text) - width) > 1 or _WRAP_STOPS.search(text) or _ITEM_START.match(text):
             out.append(carry.strip())
             carry = ""
     if carry:

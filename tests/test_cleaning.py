@@ -486,6 +486,21 @@ def test_a_hard_wrapped_text_is_joined_back_into_its_paragraphs(width):
     assert clean_body("中新网12日电\n" + wrapped + "\n责任编辑:张三") == clean_body(LONG_STORY)
 
 
+def test_a_digest_that_cuts_each_lead_at_one_width_keeps_its_items_apart():
+    # Each item's lead cut at 40 characters: lines of one width, like a hard wrap, each followed by
+    # the next item's numbered headline, which must stay at the start of its line.
+    leads = ["北京市昨天发布消息,今年全市共投入资金15000万元用于改造老旧小区,惠及居民1986户",
+             "记者在东城区一处小区看到,工人正在加装电梯和铺设管线,居民对改造进度表示满意,希望",
+             "市住建委表示,明年将继续推进改造工作,新技术也将用于施工管理,进一步提升居民的生活"]
+    heads = ["老旧小区改造惠及近两千户", "哨声响亮 百姓点赞", "住建委:明年继续推进改造"]
+    digest = "\n".join(f"{k}. {h}\n{lead[:40]}" for k, (h, lead) in enumerate(zip(heads, leads), 1))
+    assert [line[:3] for line in clean_body(digest).split("\n")] == ["1. ", leads[0][:3], "2. ", leads[1][:3], "3. ", leads[2][:3]]
+    # a figure (1.5亿) that a wrap puts at the start of a line is no item: its line joins the next
+    text = "北京市昨天发布消息称今年全市共投入资金约为1.5亿元用于改造老旧小区工程惠及居民1986户的生活条件明年将继续推进改造工作并加装电梯和铺设管线。"
+    lines = [text[i : i + 21] for i in range(0, len(text), 21)]
+    assert lines[1].startswith("1.5亿") and unwrapped(lines) == [text]
+
+
 def test_paragraphs_and_short_lines_are_not_joined():
     assert clean_body(LONG_STORY) == LONG_STORY
     listing = "一、加快改造老旧小区\n二、推进加装电梯工作\n三、完善社区养老服务\n四、提升物业管理水平"
