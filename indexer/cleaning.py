@@ -443,7 +443,7 @@ def unwrapped(lines: list[str]) -> list[str]:
     lines have its most common length, of WRAP_MIN_WIDTH characters or more (±1: a full-width mark),
     and (almost) no line is longer: paragraphs of other texts run past any common length, while
     the short lines of a wrapped one are its furniture and paragraph ends. A line at the width joins
-    the next unless it ends a sentence or is a list item. Other texts come back as they were."""
+    the next unless it ends a sentence or either is a list item. Other texts come back as they were."""
     widths = [len(line.strip()) for line in lines if line.strip()]
     if len(widths) < 4:
         return lines
@@ -458,11 +458,12 @@ def unwrapped(lines: list[str]) -> list[str]:
         text = line.strip()
         if not text:
             continue
-        if carry and _ITEM_START.match(text):
+        item = _ITEM_START.match(text)
+        if item and carry:
             out.append(carry.strip())  # an item starts its own line: a digest cuts each lead at one width
             carry = ""
         carry += line
-        if abs(len(text) - width) > 1 or _WRAP_STOPS.search(text) or _ITEM_START.match(text):
+        if item or abs(len(text) - width) > 1 or _WRAP_STOPS.search(text):
             out.append(carry.strip())
             carry = ""
     if carry:
