@@ -89,9 +89,16 @@ def articles(n: int, per_day: int, repost_share: float, embedder: VectorsByHeadl
             story = f"g{src['i']}"
         else:
             sentences = rng.sample(pool, rng.randint(6, 15))
-            title = sentences[0].rstrip("。！？")[:28] + f" {i}"  # the number keeps headlines distinct
+            # The headline is the first sentence that cleaning keeps as one (not a follow prompt
+            # such as 戳上方“…”关注我们, which cleans to nothing): the lookup is keyed by it.
+            for first, sentence in enumerate(sentences):
+                title = sentence.rstrip("。！？")[:28] + f" {i}"  # the number keeps headlines distinct
+                key = clean_title(title)
+                if key:
+                    break
+            sentences.insert(0, sentences.pop(first))
             vec = (mean + nrng.normal(size=embedder.dims) @ chol.T).astype(np.float32)
-            embedder.table[clean_title(title)] = vec / np.linalg.norm(vec)
+            embedder.table[key] = vec / np.linalg.norm(vec)
             if kept_vectors is not None and len(embedder.table) > kept_vectors:
                 embedder.table.popitem(last=False)  # the oldest story's
             rec = {"id": f"g{i}", "title": title, "content": "".join(sentences), "publish_time": when.isoformat()}
