@@ -400,8 +400,9 @@ def _figures_at(text: str) -> list[tuple[int, Figure]]:
 
 # ---- places and people ----------------------------------------------------------------------------
 
-# Provinces, prefecture-level cities, countries and regions: coarser than an event's place. Two
-# reports naming the same city say nothing about whether they report one event.
+# Provinces, prefecture-level cities, countries, regions and the world's big cities: coarser than an
+# event's place. Two reports naming the same city say nothing about whether they report one event
+# (莫斯科 in 莫斯科里加地铁站 is no mention of that station by a report of a Moscow market).
 _PROVINCES = frozenset("""
 北京 天津 上海 重庆 河北 山西 辽宁 吉林 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北 湖南 广东 海南 四川 贵州 云南
 陕西 甘肃 青海 台湾 内蒙古 广西 西藏 宁夏 新疆 香港 澳门
@@ -433,7 +434,13 @@ _COARSE_NAMES = _PROVINCES | _CITIES | frozenset("""
 爱尔兰 智利 秘鲁 哥伦比亚 委内瑞拉 古巴 蒙古 哈萨克斯坦 肯尼亚 埃塞俄比亚 阿尔及利亚 利比亚 苏丹 车臣 加沙 巴格达
 全国 国内 海外 境外 内地 大陆 华北 华东 华南 华中 西南 西北 东北 中原 江南 珠三角 长三角 京津冀 亚洲 欧洲 非洲 美洲
 拉美 中东 东南亚 南方 北方 沿海 全省 全市 全县 本市 本省 当地 各地 中华 祖国 北京时间
-""".split())
+""".split()) | (_WORLD_CITIES := frozenset("""
+莫斯科 圣彼得堡 伦敦 巴黎 柏林 罗马 米兰 马德里 巴塞罗那 维也纳 布鲁塞尔 阿姆斯特丹 日内瓦 苏黎世 斯德哥尔摩 雅典
+基辅 明斯克 华沙 布拉格 布达佩斯 伊斯坦布尔 安卡拉 开罗 德黑兰 耶路撒冷 特拉维夫 利雅得 迪拜 多哈 喀布尔 伊斯兰堡
+卡拉奇 拉合尔 新德里 孟买 加尔各答 班加罗尔 达卡 加德满都 科伦坡 曼谷 河内 胡志明市 金边 万象 仰光 吉隆坡 雅加达
+马尼拉 东京 大阪 京都 横滨 名古屋 首尔 釜山 平壤 乌兰巴托 悉尼 墨尔本 纽约 华盛顿 洛杉矶 旧金山 芝加哥 休斯敦
+西雅图 波士顿 多伦多 温哥华 渥太华 墨西哥城 圣保罗 里约热内卢 布宜诺斯艾利斯 约翰内斯堡 开普敦 内罗毕 拉各斯
+""".split()))
 # City names that running text uses as words of another kind more often (来宾 a guest, 阿里 the
 # company, 白银 silver, 日照 sunshine, 朝阳 the morning sun, 安康 good health).
 _CITY_HOMOGRAPHS = frozenset("来宾 阿里 白银 日照 朝阳 安康 大同 长治 白山 黑河 兴安 通化 普洱 红河 文山 山南 中卫 天门 三明 吉安 海东 海北 海西 黄南 玉树 德宏 开封 包头".split())
@@ -496,6 +503,18 @@ _MAX_PLACE_CHARS = 14
 # A county or district that rjieba tags as a person's name (吴堡县, 夏邑县): one unit, not two run
 # together (平山县元氏县), and not a banner (旗 also ends 五星红旗).
 _COUNTY_AS_NAME = re.compile(r"[^区县旗市省]{2,5}[区县]")
+
+
+# A name in quotation marks before a place word: 莫斯科东部的“切尔基佐夫”市场, 位于“阳光花园”小区.
+# The quotes cut the tokens a name is walked from, so these are read from the text; the name
+# alone counts as a mention (another report may write it without quotes).
+_QUOTED_PLACE = re.compile(
+    "[“「\"]([^“”「」\"\\s\\d，。、；：！？,.;:!?（）()《》]{2,10})[”」\"]("
+    + "|".join(sorted(_FINE_ENDINGS, key=len, reverse=True)) + ")"
+)
+
+# Function words and kind suffixes that a quoted name does not hold: “吃掉了”集团, “花园式”医院.
+_NOT_A_QUOTED_NAME = re.compile(r"[的了着过把被是]|[式型类性化号]$")
 
 
 @dataclass(frozen=True, order=True)
@@ -598,18 +617,28 @@ def places_in(text: str) -> list[Place]:
         level = 0 if ending in _DISTRICT_ENDINGS else 1
         mention = (admin + key) if admin and not _is_coarse(admin) else key
         found.setdefault(key, Place(level, key, mention, names))
+    for m in _QUOTED_PLACE.finditer(text):
+        name, ending = m.group(1), m.group(2)
+        word, _, start = tokens[token_at[m.start(2)]]
+        if (start, len(word)) != (m.start(2), len(ending)):
+            continue  # the place word is part of another: “我们回家”路上
+        if _GENERIC_NAMES.match(name) or name[0] in _DETERMINERS or _NOT_IN_PLACE.search(name) or _is_coarse(name) \
+                or _NOT_A_QUOTED_NAME.search(name) or not any(t in _PROPER_TAGS for _, t, _ in _tokens(name)):
+            continue  # a phrase or a kind in quotes (“花园式”医院, “保健”市场), not a name
+        found.setdefault(name + ending, Place(1, name + ending, m.group(), (name,)))
     return list(found.values())
 
 
 def headline_places(title: str) -> list[Place]:
-    """Counties and districts a headline names without their 县 or 区 (福州闽侯, 河南社旗, 印度孟买):
+    """Counties and districts a headline names without their 县 or 区 (福州闽侯, 河南社旗):
     rjieba ``ns`` words that are not provinces, cities, countries or regions, and the name right
     after a province or city. Read in the headline only: in running text ``ns`` tags too many
     other words."""
     tokens = _tokens(title)
     out = []
     for k, (word, tag, _) in enumerate(tokens):
-        after_coarse = k > 0 and _is_coarse(tokens[k - 1][0]) and tag in _PROPER_TAGS and 2 <= len(word) <= 3
+        after_coarse = k > 0 and _is_coarse(tokens[k - 1][0]) and tokens[k - 1][0] not in _WORLD_CITIES \
+            and tag in _PROPER_TAGS and 2 <= len(word) <= 3  # 东京奥运会: no place
         if (tag == "ns" or after_coarse) and len(word) >= 2 and not _is_coarse(word) and not word.endswith(_ALL_ENDINGS) \
                 and not _GENERIC_NAMES.match(word) and not _NOT_IN_PLACE.search(word):
             out.append(Place(0, word, word))

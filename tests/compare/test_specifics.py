@@ -301,6 +301,27 @@ def test_counties_tagged_as_names_are_places():
     assert specifics_conflict(a, b).startswith("places differ")
 
 
+def test_a_name_in_quotes_before_a_place_word_is_a_place():
+    found = {p.key: p for p in places_in("莫斯科东部的“切尔基佐夫”市场发生爆炸，南京“金鹰”商场的王先生说")}
+    assert set(found) == {"切尔基佐夫市场", "金鹰商场"}
+    assert found["切尔基佐夫市场"].mentioned_in("切尔基佐夫的商户")  # the name alone, without quotes
+    assert places_in("他说“我们回家”路上很堵") == []  # 路上 is no road
+    assert places_in("一家“花园式”医院和“吃掉了”集团") == []  # a kind and a phrase in quotes
+
+
+def test_two_bombings_in_one_foreign_city_differ_in_their_places():
+    # cec_news reports published on one day (a probe with every report of 332 on 2024-05-01): a
+    # market bombing and a metro bombing in Moscow. 莫斯科 is a city (coarse), so the station's
+    # 莫斯科 is no mention of it by the market's report.
+    when = datetime(2024, 5, 1, 10, tzinfo=CST)
+    market = spec("莫斯科一市场爆炸至少10人死亡",
+                  "俄罗斯莫斯科市检察长21日宣布，莫斯科东部的“切尔基佐夫”市场当天上午发生爆炸。这起事件已造成至少10人死亡，41人受伤。", when)
+    metro = spec("莫斯科地铁爆炸事件",
+                 "一名女性自杀爆炸袭击者在莫斯科里加地铁站附近引爆了身上的炸弹，导致至少10人死亡，51人受伤。", when)
+    assert "莫斯科" not in {p.key for p in market.places + metro.places}
+    assert specifics_conflict(market, metro) == "places differ: “切尔基佐夫”市场 vs 里加地铁站"
+
+
 @pytest.mark.parametrize("text", ["送往附近医院", "南京市第一人民医院", "市疾控中心", "当地村民和大学生", "一家服装厂", "道路", "该小区",
                                   "各乡镇", "农业农村", "特色小镇", "网络交易市场", "生物技术有限公司", "必由之路"])
 def test_generic_places_are_not_places(text):
