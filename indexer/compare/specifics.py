@@ -427,6 +427,14 @@ _CITIES = frozenset("""
 克拉玛依 吐鲁番 哈密 昌吉 博尔塔拉 巴音郭楞 阿克苏 克孜勒苏 喀什 和田 伊犁 塔城 阿勒泰 石河子 台北 新北 桃园 台中
 台南 高雄 基隆 新竹 嘉义
 """.split())
+# The world's big cities: as coarse as a Chinese city, and no county follows one in a headline.
+_WORLD_CITIES = frozenset("""
+莫斯科 圣彼得堡 伦敦 巴黎 柏林 罗马 米兰 马德里 巴塞罗那 维也纳 布鲁塞尔 阿姆斯特丹 日内瓦 苏黎世 斯德哥尔摩 雅典
+基辅 明斯克 华沙 布拉格 布达佩斯 伊斯坦布尔 安卡拉 开罗 德黑兰 耶路撒冷 特拉维夫 利雅得 迪拜 多哈 喀布尔 伊斯兰堡
+卡拉奇 拉合尔 新德里 孟买 加尔各答 班加罗尔 达卡 加德满都 科伦坡 曼谷 河内 胡志明市 金边 万象 仰光 吉隆坡 雅加达
+马尼拉 东京 大阪 京都 横滨 名古屋 首尔 釜山 平壤 乌兰巴托 悉尼 墨尔本 纽约 华盛顿 洛杉矶 旧金山 芝加哥 休斯敦
+西雅图 波士顿 多伦多 温哥华 渥太华 墨西哥城 圣保罗 里约热内卢 布宜诺斯艾利斯 约翰内斯堡 开普敦 内罗毕 拉各斯
+""".split())
 _COARSE_NAMES = _PROVINCES | _CITIES | frozenset("""
 中国 美国 日本 韩国 朝鲜 英国 法国 德国 俄罗斯 意大利 西班牙 加拿大 澳大利亚 印度 巴基斯坦 阿富汗 伊拉克 伊朗 以色列
 巴勒斯坦 土耳其 埃及 泰国 越南 菲律宾 印度尼西亚 印尼 马来西亚 新加坡 缅甸 巴西 墨西哥 阿根廷 南非 尼日利亚 乌克兰
@@ -434,13 +442,7 @@ _COARSE_NAMES = _PROVINCES | _CITIES | frozenset("""
 爱尔兰 智利 秘鲁 哥伦比亚 委内瑞拉 古巴 蒙古 哈萨克斯坦 肯尼亚 埃塞俄比亚 阿尔及利亚 利比亚 苏丹 车臣 加沙 巴格达
 全国 国内 海外 境外 内地 大陆 华北 华东 华南 华中 西南 西北 东北 中原 江南 珠三角 长三角 京津冀 亚洲 欧洲 非洲 美洲
 拉美 中东 东南亚 南方 北方 沿海 全省 全市 全县 本市 本省 当地 各地 中华 祖国 北京时间
-""".split()) | (_WORLD_CITIES := frozenset("""
-莫斯科 圣彼得堡 伦敦 巴黎 柏林 罗马 米兰 马德里 巴塞罗那 维也纳 布鲁塞尔 阿姆斯特丹 日内瓦 苏黎世 斯德哥尔摩 雅典
-基辅 明斯克 华沙 布拉格 布达佩斯 伊斯坦布尔 安卡拉 开罗 德黑兰 耶路撒冷 特拉维夫 利雅得 迪拜 多哈 喀布尔 伊斯兰堡
-卡拉奇 拉合尔 新德里 孟买 加尔各答 班加罗尔 达卡 加德满都 科伦坡 曼谷 河内 胡志明市 金边 万象 仰光 吉隆坡 雅加达
-马尼拉 东京 大阪 京都 横滨 名古屋 首尔 釜山 平壤 乌兰巴托 悉尼 墨尔本 纽约 华盛顿 洛杉矶 旧金山 芝加哥 休斯敦
-西雅图 波士顿 多伦多 温哥华 渥太华 墨西哥城 圣保罗 里约热内卢 布宜诺斯艾利斯 约翰内斯堡 开普敦 内罗毕 拉各斯
-""".split()))
+""".split()) | _WORLD_CITIES
 # City names that running text uses as words of another kind more often (来宾 a guest, 阿里 the
 # company, 白银 silver, 日照 sunshine, 朝阳 the morning sun, 安康 good health).
 _CITY_HOMOGRAPHS = frozenset("来宾 阿里 白银 日照 朝阳 安康 大同 长治 白山 黑河 兴安 通化 普洱 红河 文山 山南 中卫 天门 三明 吉安 海东 海北 海西 黄南 玉树 德宏 开封 包头".split())
@@ -602,7 +604,7 @@ def places_in(text: str) -> list[Place]:
         if _NOT_IN_PLACE.search(key):
             continue
         name = _GENERIC_TAIL.sub("", key[: -len(ending)])
-        if len(name) < 2 and not (len(name) == 1 and name.isdigit()) or _GENERIC_NAMES.match(name) or name[0] in _DETERMINERS:
+        if len(name) < 2 and not (len(name) == 1 and name.isdigit()) or _describes(name):
             continue
         district_tag = tag in ("ns", "n") or tag == "nr" and _COUNTY_AS_NAME.fullmatch(key)
         if ending in _DISTRICT_ENDINGS and (key != word or not district_tag or not 3 <= len(key) <= 6):
@@ -622,11 +624,21 @@ def places_in(text: str) -> list[Place]:
         word, _, start = tokens[token_at[m.start(2)]]
         if (start, len(word)) != (m.start(2), len(ending)):
             continue  # the place word is part of another: “我们回家”路上
-        if _GENERIC_NAMES.match(name) or name[0] in _DETERMINERS or _NOT_IN_PLACE.search(name) or _is_coarse(name) \
-                or _NOT_A_QUOTED_NAME.search(name) or not any(t in _PROPER_TAGS for _, t, _ in _tokens(name)):
-            continue  # a phrase or a kind in quotes (“花园式”医院, “保健”市场), not a name
-        found.setdefault(name + ending, Place(1, name + ending, m.group(), (name,)))
+        if _quoted_name(name):
+            found.setdefault(name + ending, Place(1, name + ending, m.group(), (name,)))
     return list(found.values())
+
+
+def _describes(name: str) -> bool:
+    """A name part that describes a place rather than names it: 人民 (医院), 该 (小区), 疾控 (中心)."""
+    return bool(_GENERIC_NAMES.match(name)) or name[0] in _DETERMINERS
+
+
+def _quoted_name(name: str) -> bool:
+    """Whether the words in quotes before a place word name it: a proper name, not a description,
+    a phrase or a kind in quotes (“吃掉了”集团, “花园式”医院)."""
+    return not (_describes(name) or _NOT_IN_PLACE.search(name) or _is_coarse(name) or _NOT_A_QUOTED_NAME.search(name)) \
+        and any(t in _PROPER_TAGS for _, t, _ in _tokens(name))
 
 
 def headline_places(title: str) -> list[Place]:
