@@ -37,7 +37,7 @@ import datasets  # noqa: E402
 import hard_negatives  # noqa: E402
 import heldout_sets  # noqa: E402
 from indexer.cleaning import clean_body, clean_title  # noqa: E402
-from indexer.compare.specifics import _COARSE_NAMES, extract_specifics, specifics_conflict  # noqa: E402
+from indexer.compare.specifics import COARSE_NAMES, extract_specifics, specifics_conflict  # noqa: E402
 
 # Coarse names that are no Chinese city: countries, regions, provinces (two reports naming 美国
 # or 四川 are not "in one city").
@@ -53,7 +53,7 @@ _NOT_CITIES = frozenset(
 
 def _cities(record: dict) -> frozenset[str]:
     lead = record["title"] + record["content"][:200]
-    return frozenset(n for n in _COARSE_NAMES - _NOT_CITIES if n in lead)
+    return frozenset(n for n in COARSE_NAMES - _NOT_CITIES if n in lead)
 
 
 def specifics_of(record: dict, publish_time=None):

@@ -188,6 +188,27 @@ def test_cities_rjieba_does_not_tag_as_places_still_place_a_report():
     assert lead_places("来宾参观了展览") == set() and "阿里" not in lead_places("阿里拟在泰国建物流中心")
 
 
+def test_counties_written_without_their_ending_place_a_report():
+    from indexer.compare.rules import lead_places, place_conflict
+
+    # Two food poisonings of workers published on one day (cec_news): rjieba tags 顺义 a noun and
+    # 龙华 a brand, so neither lead named a place and the pair joined as semantic (event 0.555).
+    a = "北京顺义工地约百名工人食物中毒。今天下午顺义北部一家在建工地，约百名工人午饭后出现恶心、呕吐等症状。"
+    b = "疑似食物中毒二十多工人送医。前晚，龙华大浪天诚家具公司的多名工人反映称，他们10日晚在食堂食用过饭菜后出现腹痛呕吐。"
+    assert lead_places(a) == {"北京", "顺义"} and lead_places(b) == {"龙华"}
+    assert place_conflict(a, b, a, b) == "places differ: ['北京', '顺义'] vs ['龙华']"
+    # A county lies in its city and province: 龙岗 and 深圳 can be one place (the 比亚迪 poisoning
+    # at a food stall in 龙岗, reported by another paper as 深圳比亚迪公司).
+    c = "比亚迪重大食物中毒事件。深圳比亚迪公司2月23日所发生的63名员工疑似食物中毒，目前已造成2人死亡。"
+    d = "龙岗一小食店发生一起疑似中毒事件。2008年2月23日11时左右，龙岗区宝龙工业区一间小食店发生一起疑似中毒事件。"
+    assert lead_places(d) >= {"龙岗"} and place_conflict(c, d, c, d) is None
+    # A county name that is another word first, and a given name after its surname, place nothing.
+    assert lead_places("办事处深入开展惠农政策宣传") == set() and lead_places("音乐剧新星登台") == set()
+    assert lead_places("中国驻印度大使孙卫东表示") == {"中国", "印度"} and lead_places("赵丹阳不忘向巴菲特荐股") == set()
+    # ... but a province or city after a surname character stays one (唐山, 宁夏固原市).
+    assert "固原市" in lead_places("宁夏固原市3车追尾造成苯泄漏")
+
+
 # Two complaints about two private hospitals in two cities, written from one template of
 # grievance (read on the traditional tune part: joined as semantic, event score 0.62).
 HOSPITAL_JIAOZUO = (

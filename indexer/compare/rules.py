@@ -32,7 +32,7 @@ import rjieba
 
 from ..cleaning import fold_regional_words
 from ..settings import DecisionSettings, SimhashSettings
-from .specifics import CITY_NAMES, chinese_number
+from .specifics import CITY_NAMES, COARSE_NAMES, COUNTY_NAMES, COUNTY_PARENTS, SURNAMES, chinese_number
 
 if TYPE_CHECKING:
     from .evidence import PairEvidence
@@ -186,21 +186,40 @@ def _is_market(tokens: tuple[tuple[str, str], ...], k: int) -> bool:
 
 
 def lead_places(lead: str) -> set[str]:
-    """The places a lead names: rjieba's ``ns`` words, and the cities it tags as something else
-    (焦作 a noun, 清远 an adjective) found as whole words; less styles and markets (see above)."""
+    """The places a lead names: rjieba's ``ns`` words, and the cities and counties it tags as
+    something else (焦作 a noun, 清远 an adjective, 顺义 a noun, 龙华 a brand) found as whole words;
+    less styles and markets (see above)."""
     tokens = _tagged(lead)
     return {w for k, (w, f) in enumerate(tokens)
-            if len(w) >= 2 and (f in _PLACE_TAGS or w in CITY_NAMES) and not _is_style(tokens, k) and not _is_market(tokens, k)}
+            if len(w) >= 2 and (f in _PLACE_TAGS or w in CITY_NAMES or w in COUNTY_NAMES)
+            and not _given_name(tokens, k) and not _is_style(tokens, k) and not _is_market(tokens, k)}
+
+
+def _given_name(tokens: tuple[tuple[str, str], ...], k: int) -> bool:
+    """Whether the place word at ``tokens[k]`` is a person's two-character given name after the
+    surname: 赵丹阳, 谷文昌, 孙卫东 (not 向 in 向义乌出发, a preposition; not a province or city: 唐山东缸窑)."""
+    word, (before, tag) = tokens[k][0], tokens[k - 1] if k > 0 else ("", "")
+    return len(word) == 2 and word not in COARSE_NAMES and len(before) == 1 \
+        and (tag == "nr" or before in SURNAMES and tag not in _NOT_SURNAME_TAGS)
+
+
+# Tags of a surname character used as another word (向 a preposition, 于 a conjunction).
+_NOT_SURNAME_TAGS = frozenset({"p", "v", "c", "d", "u", "r", "f", "m"})
 
 
 def place_conflict(lead_a: str, lead_b: str, text_a: str, text_b: str) -> str | None:
     """Both leads (headline and first sentence) name places and neither article mentions any of
     the other's: the same kind of news (a fire, a food poisoning, a police campaign) in two places
-    is two events."""
+    is two events. A county is mentioned by the city or province it lies in too (龙岗 by 深圳)."""
     places_a, places_b = lead_places(lead_a), lead_places(lead_b)
-    if places_a and places_b and not any(p in text_b for p in places_a) and not any(p in text_a for p in places_b):
+    if places_a and places_b and not any(_mentioned(p, text_b) for p in places_a) \
+            and not any(_mentioned(p, text_a) for p in places_b):
         return f"places differ: {sorted(places_a)} vs {sorted(places_b)}"
     return None
+
+
+def _mentioned(place: str, text: str) -> bool:
+    return place in text or any(parent in text for parent in COUNTY_PARENTS.get(place, ()))
 
 
 ALL_SLOTS = frozenset({"number", "polarity", "name"})

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from importlib import resources
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
@@ -435,7 +436,7 @@ _WORLD_CITIES = frozenset("""
 马尼拉 东京 大阪 京都 横滨 名古屋 首尔 釜山 平壤 乌兰巴托 悉尼 墨尔本 纽约 华盛顿 洛杉矶 旧金山 芝加哥 休斯敦
 西雅图 波士顿 多伦多 温哥华 渥太华 墨西哥城 圣保罗 里约热内卢 布宜诺斯艾利斯 约翰内斯堡 开普敦 内罗毕 拉各斯
 """.split())
-_COARSE_NAMES = _PROVINCES | _CITIES | frozenset("""
+COARSE_NAMES = _PROVINCES | _CITIES | frozenset("""
 中国 美国 日本 韩国 朝鲜 英国 法国 德国 俄罗斯 意大利 西班牙 加拿大 澳大利亚 印度 巴基斯坦 阿富汗 伊拉克 伊朗 以色列
 巴勒斯坦 土耳其 埃及 泰国 越南 菲律宾 印度尼西亚 印尼 马来西亚 新加坡 缅甸 巴西 墨西哥 阿根廷 南非 尼日利亚 乌克兰
 叙利亚 沙特 也门 索马里 孟加拉 尼泊尔 斯里兰卡 新西兰 荷兰 比利时 瑞士 瑞典 挪威 芬兰 丹麦 波兰 希腊 葡萄牙 奥地利
@@ -448,6 +449,16 @@ _COARSE_NAMES = _PROVINCES | _CITIES | frozenset("""
 _CITY_HOMOGRAPHS = frozenset("来宾 阿里 白银 日照 朝阳 安康 大同 长治 白山 黑河 兴安 通化 普洱 红河 文山 山南 中卫 天门 三明 吉安 海东 海北 海西 黄南 玉树 德宏 开封 包头".split())
 # The cities a headline or lead can be told by, as whole words (``rules.place_conflict``).
 CITY_NAMES = _CITIES - _CITY_HOMOGRAPHS
+# Counties and districts as running text writes them, without 县 or 区 (顺义, 龙华, 义乌): the
+# names rarely used as another word, from GB/T 2260 (made by scripts/counties.py), each with the
+# cities and provinces it lies in (龙华: 深圳 广东 海口 海南).
+COUNTY_PARENTS = {
+    name: tuple(parents.split())
+    for name, parents, _ in (
+        line.split("\t") for line in (resources.files("indexer") / "data" / "counties.tsv").read_text("utf-8").splitlines()
+    )
+}
+COUNTY_NAMES = frozenset(COUNTY_PARENTS)
 
 
 # Endings of an administrative name at city level or above (南京市, 江苏省, 延边朝鲜族自治州).
@@ -545,7 +556,7 @@ def _tokens(text: str) -> tuple[tuple[str, str, int], ...]:
 
 
 def _is_coarse(word: str) -> bool:
-    return word in _COARSE_NAMES or (len(word) >= 3 and word.endswith(_COARSE_ENDINGS) and not word.endswith(_FINE_ENDINGS))
+    return word in COARSE_NAMES or (len(word) >= 3 and word.endswith(_COARSE_ENDINGS) and not word.endswith(_FINE_ENDINGS))
 
 
 def _is_admin(word: str) -> bool:
@@ -659,9 +670,9 @@ def headline_places(title: str) -> list[Place]:
 
 # Words before a name that make it a byline, not a person in the story.
 _BYLINE_BEFORE = re.compile(r"(?:记者|通讯员|编辑|实习生|摄影|摄像|作者|主持人|评论员)\s*$")
-_SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
+SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
 # 张某, 李某某: how incident reports name victims and suspects. Not 于某日, 向某部门.
-_ANONYMISED = re.compile(f"[{_SURNAMES}]某+(?![日地处天年月时些种个位人家市县村区所单部公企机学医])")
+_ANONYMISED = re.compile(f"[{SURNAMES}]某+(?![日地处天年月时些种个位人家市县村区所单部公企机学医])")
 
 
 def people_in(text: str) -> list[str]:
@@ -683,8 +694,8 @@ def headline_people(title: str) -> list[str]:
 
 
 def _full_name(word: str) -> bool:
-    return len(word) == 3 and word[0] in _SURNAMES and not word.endswith(_ALL_ENDINGS) \
-        and word not in _COARSE_NAMES and not word.endswith(_LANDSCAPE_ENDINGS) and word not in _NOT_PEOPLE
+    return len(word) == 3 and word[0] in SURNAMES and not word.endswith(_ALL_ENDINGS) \
+        and word not in COARSE_NAMES and not word.endswith(_LANDSCAPE_ENDINGS) and word not in _NOT_PEOPLE
 
 
 # rjieba tags some places and things as people's names too (石家庄 and 张家界 are cities, 秦皇岛 an

@@ -603,3 +603,14 @@ def test_compare_names_the_stance_that_decided():
     assert refusal(evidence, settings.decision, settings.simhash).startswith("event specifics: stance differs")
     evidence, verdict = comparer.compare({"title": REFUTATIONS[0]}, {"title": REFUTATIONS[1]})
     assert verdict is not None and verdict.reason.value == "semantic", evidence
+
+
+def test_the_county_list_names_counties_inside_known_cities_and_provinces():
+    from indexer.compare.specifics import COARSE_NAMES, COUNTY_PARENTS
+
+    # scripts/counties.py writes it from GB/T 2260: no name in it is a city or province itself,
+    # and each lies in cities and provinces the place checks know.
+    assert len(COUNTY_PARENTS) > 2000 and not COARSE_NAMES & set(COUNTY_PARENTS)
+    assert all(parents and set(parents) <= COARSE_NAMES for parents in COUNTY_PARENTS.values())
+    assert COUNTY_PARENTS["顺义"] == ("北京",) and set(COUNTY_PARENTS["龙华"]) == {"深圳", "广东", "海口", "海南"}
+    assert "公安" not in COUNTY_PARENTS and "新华" not in COUNTY_PARENTS  # words first (公安局, 新华社)
