@@ -32,7 +32,7 @@ import rjieba
 
 from ..cleaning import fold_regional_words
 from ..settings import DecisionSettings, SimhashSettings
-from .specifics import CITY_NAMES, COARSE_NAMES, COUNTY_NAMES, COUNTY_PARENTS, SURNAMES, chinese_number
+from .specifics import CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, chinese_number, is_given_name
 
 if TYPE_CHECKING:
     from .evidence import PairEvidence
@@ -192,19 +192,9 @@ def lead_places(lead: str) -> set[str]:
     tokens = _tagged(lead)
     return {w for k, (w, f) in enumerate(tokens)
             if len(w) >= 2 and (f in _PLACE_TAGS or w in CITY_NAMES or w in COUNTY_NAMES)
-            and not _given_name(tokens, k) and not _is_style(tokens, k) and not _is_market(tokens, k)}
+            and not (k and is_given_name(w, *tokens[k - 1])) and not _is_style(tokens, k) and not _is_market(tokens, k)}
 
 
-def _given_name(tokens: tuple[tuple[str, str], ...], k: int) -> bool:
-    """Whether the place word at ``tokens[k]`` is a person's two-character given name after the
-    surname: 赵丹阳, 谷文昌, 孙卫东 (not 向 in 向义乌出发, a preposition; not a province or city: 唐山东缸窑)."""
-    word, (before, tag) = tokens[k][0], tokens[k - 1] if k > 0 else ("", "")
-    return len(word) == 2 and word not in COARSE_NAMES and len(before) == 1 \
-        and (tag == "nr" or before in SURNAMES and tag not in _NOT_SURNAME_TAGS)
-
-
-# Tags of a surname character used as another word (向 a preposition, 于 a conjunction).
-_NOT_SURNAME_TAGS = frozenset({"p", "v", "c", "d", "u", "r", "f", "m"})
 
 
 def place_conflict(lead_a: str, lead_b: str, text_a: str, text_b: str) -> str | None:

@@ -34,6 +34,10 @@ import rjieba
 
 # The lead: headline plus this many characters of the body. Reports say what, where and when here.
 LEAD_CHARS = 300
+# A county named without its 县 or 区 (顺义) is read only in the headline and this much of the body,
+# where a report says where it happened: further on, a bare name is as often an account's or a
+# desk's (整理编辑:宝安安全你我他).
+OPENING_CHARS = 120
 # How much of the body the "does the other side mention it anywhere" checks read: enough for any
 # news report, bounded so that a pasted book cannot make a pair comparison slow.
 TEXT_CHARS = 20000
@@ -652,6 +656,26 @@ def _quoted_name(name: str) -> bool:
         and any(t in _PROPER_TAGS for _, t, _ in _tokens(name))
 
 
+def county_places(text: str) -> list[Place]:
+    """Counties and districts ``text`` names without their 县 or 区 (顺义, 龙华): whole words of
+    ``COUNTY_NAMES`` that are not a person's given name."""
+    tokens = _tokens(text)
+    return [Place(0, word, word) for k, (word, _, _) in enumerate(tokens)
+            if word in COUNTY_NAMES and not (k and is_given_name(word, *tokens[k - 1][:2]))]
+
+
+def is_given_name(word: str, before: str, before_tag: str) -> bool:
+    """Whether a two-character place word after ``before`` is a person's given name after the
+    surname: 赵丹阳, 谷文昌, 孙卫东 (not 向 in 向义乌出发, a preposition; not a province or city:
+    唐山东缸窑)."""
+    return len(word) == 2 and word not in COARSE_NAMES and len(before) == 1 \
+        and (before_tag == "nr" or before in SURNAMES and before_tag not in _NOT_SURNAME_TAGS)
+
+
+# Tags of a surname character used as another word (向 a preposition, 于 a conjunction).
+_NOT_SURNAME_TAGS = frozenset({"p", "v", "c", "d", "u", "r", "f", "m"})
+
+
 def headline_places(title: str) -> list[Place]:
     """Counties and districts a headline names without their 县 or 区 (福州闽侯, 河南社旗):
     rjieba ``ns`` words that are not provinces, cities, countries or regions, and the name right
@@ -885,11 +909,14 @@ def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime 
     are resolved against ``publish_time`` when given."""
     clean_title, clean_body = clean_title or "", clean_body or ""
     lead = f"{clean_title}\n{clean_body[:LEAD_CHARS]}"
-    lead_places = places_in(lead)
+    places = places_in(lead)
+    for extra in headline_places(clean_title) + county_places(f"{clean_title}\n{clean_body[:OPENING_CHARS]}"):
+        if not _named_within(extra, places):
+            places.append(extra)
     whole = f"{clean_title}\n{clean_body[:BODY_FIGURE_CHARS]}"  # the lead is its beginning
     dates, figures = _dates_at(whole, publish_time), _figures_at(whole)
     return Specifics(
-        places=tuple(dict.fromkeys(lead_places + [p for p in headline_places(clean_title) if not _named_within(p, lead_places)])),
+        places=tuple(places),
         dates=tuple(dict.fromkeys(d for at, dateline, d in dates
                                   if at < len(lead) and not dateline and _could_be_the_event(d, publish_time))),
         figures=tuple(dict.fromkeys(f for at, f in figures if at < len(lead))),

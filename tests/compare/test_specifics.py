@@ -527,7 +527,7 @@ def test_headlines_naming_different_matches_conflict():
     assert headline_matchups("湖人击败快船") == [("湖人", "快船")]
     assert headline_matchups("全面决胜小康社会，争取胜利，原告胜诉") == []
     assert specifics_conflict(head("篮球——CBA第二阶段：北京紫禁勇士胜深圳马可波罗"),
-                              head("篮球——CBA第二阶段：深圳马可波罗胜吉林九台农商银行")).startswith("matches differ")
+                              head("篮球——CBA第二阶段：深圳马可波罗胜山西汾酒股份")).startswith("matches differ")
     assert specifics_conflict(head("CBA：北京紫禁勇士胜深圳马可波罗"), head("北京紫禁勇士对阵深圳马可波罗赛后评分")) is None
 
 
@@ -614,3 +614,19 @@ def test_the_county_list_names_counties_inside_known_cities_and_provinces():
     assert all(parents and set(parents) <= COARSE_NAMES for parents in COUNTY_PARENTS.values())
     assert COUNTY_PARENTS["顺义"] == ("北京",) and set(COUNTY_PARENTS["龙华"]) == {"深圳", "广东", "海口", "海南"}
     assert "公安" not in COUNTY_PARENTS and "新华" not in COUNTY_PARENTS  # words first (公安局, 新华社)
+
+
+def test_counties_named_without_their_ending_are_places_of_the_lead():
+    from indexer.compare.specifics import extract_specifics as spec
+
+    # Two fires in two districts of one city, neither written with its 区: different places.
+    a = spec("深圳一厂房凌晨起火", "昨日凌晨，龙岗一厂房发生火灾，消防出动10辆消防车扑救，无人员伤亡。")
+    b = spec("深圳一厂房凌晨起火", "昨日凌晨，宝安一厂房发生火灾，消防出动8辆消防车扑救，无人员伤亡。")
+    assert [p.key for p in a.places] == ["龙岗"] and specifics_conflict(a, b) == "places differ: 龙岗 vs 宝安"
+    # A copy that writes the district with its ending names the same place.
+    c = spec("深圳一厂房凌晨起火", "昨日凌晨，深圳市龙岗区一厂房发生火灾，消防出动10辆消防车扑救。")
+    assert specifics_conflict(a, c) is None
+    # Past the opening a bare name is as often a desk's or an account's: a 揭阳 fire report signed
+    # 整理编辑:宝安安全你我他 (ccf2019_inews) names no place 宝安.
+    body = "昨日傍晚，揭阳市一厂房发生火灾，大火彻夜燃烧，有建筑在大火中轰然倒塌。" * 4 + "整理编辑:宝安安全你我他"
+    assert all(p.key != "宝安" for p in spec("大火彻夜燃烧，厂房轰然倒塌", body).places)
