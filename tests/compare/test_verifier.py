@@ -66,6 +66,10 @@ def test_by_default_the_verifier_only_reads_the_narrowest_semantic_matches():
     assert not borderline(evidence(cosine=0.8, title_sim=0.2), on)  # 0.60: a clear match
     # a close embedding (it reads the body's opening, e5 only the headline) is not e5's to overrule
     assert not borderline(evidence(cosine=0.9, title_sim=0.06), on)  # 0.51, cosine 0.90 >= 0.80
+    # ... but two headlines without bodies: the embedding read nothing more, so e5 reads every match
+    assert borderline(evidence(cosine=0.9, title_sim=0.06, headline_only=True), on)
+    assert borderline(evidence(cosine=0.8, title_sim=0.2, headline_only=True), on)
+    assert not borderline(evidence(cosine=0.8, title_sim=0.05, headline_only=True), on)  # 0.45: the rules refuse
     assert judge(evidence(cosine=0.79, title_sim=0.12), d, Settings().simhash) is not None  # the rules alone
     assert judge(evidence(cosine=0.79, title_sim=0.12, verifier_cosine=d.verifier_min_cosine), d, Settings().simhash) is not None
     assert judge(evidence(cosine=0.79, title_sim=0.12, verifier_cosine=d.verifier_min_cosine - 0.01), d, Settings().simhash) is None
