@@ -27,8 +27,9 @@ from .html import html_to_text, is_whole_page, page_text
 # chrome (点击上方蓝字关注我们) clean to nothing; stacked datelines, a lead that is furniture once its
 # dateline is read off, a site name after —— in a headline. 8: a date in brackets at a headline's
 # end (an edition's date) stays; a list item starts its own line in a hard-wrapped text; 点赞 is
-# furniture only as a prompt.
-CLEANING_VERSION = "clean8"
+# furniture only as a prompt. 9: a part (上, 下) or an exam paper (江苏卷) in brackets at a headline's
+# end stays.
+CLEANING_VERSION = "clean9"
 
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
 
@@ -367,8 +368,14 @@ def normalize(text: str) -> str:
 _EDITION_DATE = re.compile(r"\d{1,2}月\d{1,2}[日号]|\d{1,2}[.·]\d{1,2}(?![\d.])|\d{4}[-./年]\d{1,2}|\d{8}")
 
 
+# So does a part of a series or an exam's paper: 风险与技巧（上） and （下） are two articles, 高考数学试题
+# (江苏卷) and (天津卷) two papers (a probe of one day's bodiless feed read them as one headline).
+_PART_OR_PAPER = re.compile(r"[(（][上中下][)）]|[^()（）]{1,6}卷[^()（）]{0,3}[)）]")
+
+
 def _strip_trailing_tag(match: re.Match) -> str:
-    return match.group() if _EDITION_DATE.search(match.group()) else ""
+    kept = _EDITION_DATE.search(match.group()) or _PART_OR_PAPER.search(match.group())
+    return match.group() if kept else ""
 
 
 def strip_title_tags(title: str) -> str:

@@ -19,6 +19,15 @@ def test_an_editions_date_at_the_end_of_a_headline_stays():
     assert clean_title("小学生被灯灼伤（组图）(23:54:58)") == "小学生被灯灼伤"
 
 
+def test_a_part_or_an_exam_paper_at_the_end_of_a_headline_stays():
+    # two parts of a series and two provinces' papers are two articles each (a probe of one day's
+    # bodiless feed joined the papers as one headline once both brackets were stripped)
+    assert clean_title("专家点拨：志愿填报的风险与技巧（上）") != clean_title("专家点拨：志愿填报的风险与技巧（下）")
+    assert clean_title("2010年高考数学试题及答案(江苏卷)").endswith("(江苏卷)")
+    assert clean_title("2011年高考作文题目(全国卷Ⅰ)").endswith("(全国卷i)")
+    assert clean_title("考生走进考场（图）") == "考生走进考场" and clean_title("高考首日（视频）") == "高考首日"
+
+
 def test_a_site_name_after_a_dash_is_stripped():
     assert clean_title("宿迁沭阳贫困残疾人领到20万元救助金——人民政协网") == "宿迁沭阳贫困残疾人领到20万元救助金"
     assert clean_title("打造数字中国——访一位基层干部") == "打造数字中国——访一位基层干部"

@@ -76,14 +76,17 @@ class Verdict:
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
 
-# An ordinal with its unit: the round of a league, the issue of a column, the episode of a series.
-_ORDINAL = re.compile(r"第\s*(\d+|[零〇一二两三四五六七八九十百千]+)\s*(轮|期|届|场|季|集|回|章|批|站|关|号|天)")
+# An ordinal with its unit: the round of a league, the issue of a column, the episode of a series,
+# the session of a recurring meeting (第五次新闻发布会).
+_ORDINAL = re.compile(r"第\s*(\d+|[零〇一二两三四五六七八九十百千]+)\s*(轮|期|届|场|季|集|回|章|批|站|关|号|天|次)")
 
 
-def _ordinals(title: str) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
+def _ordinals(title: str) -> dict[str, set[float | str]]:
+    """Each unit's ordinals by value: 第6次 and 第六次 are one."""
+    out: dict[str, set[float | str]] = {}
     for number, unit in _ORDINAL.findall(title):
-        out.setdefault(unit, set()).add(number)
+        value = float(number) if number.isdigit() else chinese_number(number)
+        out.setdefault(unit, set()).add(number if value is None else value)
     return out
 
 
