@@ -111,3 +111,14 @@ def test_two_headlines_alone_are_not_read_as_an_article_and_its_headline():
     evidence, _ = comparer.compare({"title": "四川泸定发生5.1级地震 暂无人员伤亡报告"},
                                    {"title": "四川泸定发生5.1级地震 暂无人员伤亡报告！"})
     assert evidence.headline_only and not evidence.headline_alone
+
+
+def test_a_body_that_only_repeats_its_headline_is_no_body():
+    # a feed item whose description is its title again: two such items are two bare headlines
+    comparer = _headline_comparer()
+    a, b = "四川泸定发生5.1级地震 暂无人员伤亡报告", "泸定地震暂无伤亡"
+    evidence, _ = comparer.compare({"title": a, "content": a + "。"}, {"title": b, "content": b})
+    assert evidence.headline_only and not evidence.headline_alone
+    # and one against an article is a headline alone
+    evidence, _ = comparer.compare({"title": a, "content": a}, rec("b", a, "正文：" + QUAKE))
+    assert evidence.headline_alone and not evidence.headline_only
