@@ -32,7 +32,7 @@ import rjieba
 
 from ..cleaning import fold_regional_words
 from ..settings import DecisionSettings, SimhashSettings
-from .specifics import CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, chinese_number, is_given_name
+from .specifics import CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, chinese_number, is_given_name, listed_with_people
 
 if TYPE_CHECKING:
     from .evidence import PairEvidence
@@ -194,7 +194,7 @@ def lead_places(lead: str) -> set[str]:
     less styles and markets (see above)."""
     tokens = _tagged(lead)
     return {w for k, (w, f) in enumerate(tokens)
-            if len(w) >= 2 and (f in _PLACE_TAGS or w in CITY_NAMES or w in COUNTY_NAMES)
+            if len(w) >= 2 and (f in _PLACE_TAGS or w in CITY_NAMES or w in COUNTY_NAMES and not listed_with_people(tokens, k))
             and not (k and is_given_name(w, *tokens[k - 1])) and not _is_style(tokens, k) and not _is_market(tokens, k)}
 
 

@@ -661,7 +661,18 @@ def county_places(text: str) -> list[Place]:
     ``COUNTY_NAMES`` that are not a person's given name."""
     tokens = _tokens(text)
     return [Place(0, word, word) for k, (word, _, _) in enumerate(tokens)
-            if word in COUNTY_NAMES and not (k and is_given_name(word, *tokens[k - 1][:2]))]
+            if word in COUNTY_NAMES and not (k and is_given_name(word, *tokens[k - 1][:2]))
+            and not listed_with_people([(w, t) for w, t, _ in tokens], k)]
+
+
+def listed_with_people(tagged: list[tuple[str, str]] | tuple[tuple[str, str], ...], k: int) -> bool:
+    """Whether the word at ``tagged[k]`` stands in a 、 list next to a person's name: a name too
+    (苏非、李尚、田由、雷波、伍波, a legend's eight names, where 雷波 is also a county)."""
+    return any(
+        0 <= k + 2 * step < len(tagged) and tagged[k + step][0] == "、" and tagged[k + 2 * step][1].startswith("nr")
+        and tagged[k + 2 * step][0] not in COUNTY_NAMES and tagged[k + 2 * step][0] not in COARSE_NAMES
+        for step in (-1, 1)
+    )
 
 
 def is_given_name(word: str, before: str, before_tag: str) -> bool:

@@ -630,3 +630,8 @@ def test_counties_named_without_their_ending_are_places_of_the_lead():
     # 整理编辑:宝安安全你我他 (ccf2019_inews) names no place 宝安.
     body = "昨日傍晚，揭阳市一厂房发生火灾，大火彻夜燃烧，有建筑在大火中轰然倒塌。" * 4 + "整理编辑:宝安安全你我他"
     assert all(p.key != "宝安" for p in spec("大火彻夜燃烧，厂房轰然倒塌", body).places)
+    # A county's name among people's names is a name (a held-out partial quote opening on a
+    # legend's eight names split off its essay: places differ: 雷波 vs 临渭区); among places a place.
+    legend = spec("人间有味是清欢", "据传，刘安广招方术之士，其中较为出名的有苏非、李尚、田由、雷波、伍波、晋昌、毛被、左昊八人。")
+    assert all(p.key != "雷波" for p in legend.places)
+    assert {"番禺", "增城"} <= {p.key for p in spec("外围楼市", "从花都、南沙、番禺、增城这四个外围区域看，成交回升。").places}
