@@ -6,7 +6,6 @@ close enough for a near or semantic verdict to be possible.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -29,8 +28,6 @@ from .roundups import headline_calls_it_a_roundup
 from .sides import Side, lead
 from .specifics import specifics_conflict
 
-# A body shorter than this (characters) leaves a side with its headline only.
-HEADLINE_ONLY_BODY = 20
 # A headline without a body is read as its article's only when it says this much: 早上好 or 通知
 # head many different texts.
 HEADLINE_ALONE_MIN_CHARS = 8
@@ -118,7 +115,7 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
         exact=exact, hamming=dist, short=short, containment=cont, cosine=cosine, title_sim=title_sim,
         event_score=event, title_numbers_conflict=title_number_conflict(a.text.clean_title, b.text.clean_title),
         template=template, specifics=specifics,
-        headline_only=_bodiless(a) and _bodiless(b),
+        headline_only=a.bodiless and b.bodiless,
         headline_alone=_headline_alone(a, b),
         roundups=int(a.roundup) + int(b.roundup), quoted_chars=quoted,
         roundup_contained=a.roundup != b.roundup and (a if len(a.shingles) <= len(b.shingles) else b).roundup,
@@ -136,18 +133,7 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
     return with_verifier(ev, a, b, settings)
 
 
-_NOT_WORD = re.compile(r"[\W_]+")
-
-
-def _bodiless(side: Side) -> bool:
-    """A headline without a body worth the name: none, a few characters, or the headline again (a
-    feed whose item repeats its title as its description)."""
-    body = side.text.clean_body
-    return len(body) < HEADLINE_ONLY_BODY or _NOT_WORD.sub("", body) == _NOT_WORD.sub("", side.text.clean_title)
-
-
 def _headline_alone(a: Side, b: Side) -> bool:
     """One side is a headline of ``HEADLINE_ALONE_MIN_CHARS`` or more without a body (a feed or list
     page whose article was not fetched), the other an article with one."""
-    bodiless = [_bodiless(x) for x in (a, b)]
-    return bodiless[0] != bodiless[1] and len((a if bodiless[0] else b).text.clean_title) >= HEADLINE_ALONE_MIN_CHARS
+    return a.bodiless != b.bodiless and len((a if a.bodiless else b).text.clean_title) >= HEADLINE_ALONE_MIN_CHARS

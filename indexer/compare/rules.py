@@ -85,7 +85,7 @@ def _ordinals(title: str) -> dict[str, set[float | str]]:
     """Each unit's ordinals by value: 第6次 and 第六次 are one."""
     out: dict[str, set[float | str]] = {}
     for number, unit in _ORDINAL.findall(title):
-        value = float(number) if number.isdigit() else chinese_number(number)
+        value = chinese_number(number)
         out.setdefault(unit, set()).add(number if value is None else value)
     return out
 
@@ -196,8 +196,6 @@ def lead_places(lead: str) -> set[str]:
     return {w for k, (w, f) in enumerate(tokens)
             if len(w) >= 2 and (f in _PLACE_TAGS or w in CITY_NAMES or w in COUNTY_NAMES and not listed_with_people(tokens, k))
             and not (k and is_given_name(w, *tokens[k - 1])) and not _is_style(tokens, k) and not _is_market(tokens, k)}
-
-
 
 
 def place_conflict(lead_a: str, lead_b: str, text_a: str, text_b: str) -> str | None:

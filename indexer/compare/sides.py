@@ -22,6 +22,8 @@ from .specifics import TEXT_CHARS, Specifics, compact_sentences, extract_specifi
 # Characters of the body after the headline that count as the lead: where a report says where
 # and when it happened.
 LEAD_CHARS = 120
+# A body shorter than this (characters) leaves a side with its headline only.
+HEADLINE_ONLY_BODY = 20
 
 # The ingest pre-check asks every kNN neighbour whether it shares the new article's headline, and
 # the same stored neighbours come up article after article: their headline vectors are kept.
@@ -94,6 +96,13 @@ class Side:
         for gram, w in self.text.title_vec.items():
             out[gram[0]] = out.get(gram[0], 0.0) + w * w
         return out
+
+    @cached_property
+    def bodiless(self) -> bool:
+        """A headline without a body worth the name: none, a few characters, or the headline again
+        (a feed whose item repeats its title as its description)."""
+        body = self.text.clean_body
+        return len(body) < HEADLINE_ONLY_BODY or exact_form(body) == exact_form(self.text.clean_title)
 
     @cached_property
     def roundup(self) -> bool:

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import calendar
 import re
-from importlib import resources
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from functools import lru_cache
+from importlib import resources
+from typing import Sequence
 
 import rjieba
 
@@ -658,16 +659,15 @@ def _quoted_name(name: str) -> bool:
 
 def county_places(text: str) -> list[Place]:
     """Counties and districts ``text`` names without their 县 or 区 (顺义, 龙华): whole words of
-    ``COUNTY_NAMES`` that are not a person's given name."""
+    ``COUNTY_NAMES`` that are not a person's name."""
     tokens = _tokens(text)
     return [Place(0, word, word) for k, (word, _, _) in enumerate(tokens)
-            if word in COUNTY_NAMES and not (k and is_given_name(word, *tokens[k - 1][:2]))
-            and not listed_with_people([(w, t) for w, t, _ in tokens], k)]
+            if word in COUNTY_NAMES and not (k and is_given_name(word, *tokens[k - 1][:2])) and not listed_with_people(tokens, k)]
 
 
-def listed_with_people(tagged: list[tuple[str, str]] | tuple[tuple[str, str], ...], k: int) -> bool:
-    """Whether the word at ``tagged[k]`` stands in a 、 list next to a person's name: a name too
-    (苏非、李尚、田由、雷波、伍波, a legend's eight names, where 雷波 is also a county)."""
+def listed_with_people(tagged: Sequence[tuple[str, ...]], k: int) -> bool:
+    """Whether the word at ``tagged[k]`` (word and tag first) stands in a 、 list next to a person's
+    name: a name too (苏非、李尚、田由、雷波、伍波, a legend's eight names, where 雷波 is also a county)."""
     return any(
         0 <= k + 2 * step < len(tagged) and tagged[k + step][0] == "、" and tagged[k + 2 * step][1].startswith("nr")
         and tagged[k + 2 * step][0] not in COUNTY_NAMES and tagged[k + 2 * step][0] not in COARSE_NAMES
