@@ -206,6 +206,12 @@ def test_counties_written_without_their_ending_place_a_report():
     c = "比亚迪重大食物中毒事件。深圳比亚迪公司2月23日所发生的63名员工疑似食物中毒，目前已造成2人死亡。"
     d = "龙岗一小食店发生一起疑似中毒事件。2008年2月23日11时左右，龙岗区宝龙工业区一间小食店发生一起疑似中毒事件。"
     assert lead_places(d) >= {"龙岗"} and place_conflict(c, d, c, d) is None
+    # Its province mentions it only in the other lead: a lawyer's closing line under a 中山 case
+    # (burst tune seed 475) does not place that case in 山西's 太谷.
+    e = "热点普法|走路也能构成交通肇事罪。行人走路也构成交通肇事罪?近日,广东中山一起交通事故,肇事者就是步行过马路的行人。"
+    f = "太谷境内撞伤行人逃逸,涉嫌交通肇事罪。2015年07月17日凌晨,太谷县境内108国道附近发生一起交通事故。"
+    assert place_conflict(e, f, e + "更多山西刑事辩护法律咨询,请拨打律师电话", f).startswith("places differ")
+    assert place_conflict("山西" + e, f, "山西" + e, f) is None
     # A county name that is another word first, and a given name after its surname, place nothing.
     assert lead_places("办事处深入开展惠农政策宣传") == set() and lead_places("音乐剧新星登台") == set()
     assert lead_places("中国驻印度大使孙卫东表示") == {"中国", "印度"} and lead_places("赵丹阳不忘向巴菲特荐股") == set()

@@ -32,7 +32,7 @@ import rjieba
 
 from ..cleaning import fold_regional_words
 from ..settings import DecisionSettings, SimhashSettings
-from .specifics import CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, chinese_number, is_given_name, listed_with_people
+from .specifics import CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, PROVINCE_NAMES, chinese_number, is_given_name, listed_with_people
 
 if TYPE_CHECKING:
     from .evidence import PairEvidence
@@ -201,16 +201,18 @@ def lead_places(lead: str) -> set[str]:
 def place_conflict(lead_a: str, lead_b: str, text_a: str, text_b: str) -> str | None:
     """Both leads (headline and first sentence) name places and neither article mentions any of
     the other's: the same kind of news (a fire, a food poisoning, a police campaign) in two places
-    is two events. A county is mentioned by the city or province it lies in too (龙岗 by 深圳)."""
+    is two events. A county is mentioned by its city anywhere (龙岗 by 深圳), by its province only
+    in the lead: a province in a closing line (a lawyer's 更多山西刑事辩护法律咨询 under a 中山 case)
+    says nothing of where the story happened."""
     places_a, places_b = lead_places(lead_a), lead_places(lead_b)
-    if places_a and places_b and not any(_mentioned(p, text_b) for p in places_a) \
-            and not any(_mentioned(p, text_a) for p in places_b):
+    if places_a and places_b and not any(_mentioned(p, text_b, lead_b) for p in places_a) \
+            and not any(_mentioned(p, text_a, lead_a) for p in places_b):
         return f"places differ: {sorted(places_a)} vs {sorted(places_b)}"
     return None
 
 
-def _mentioned(place: str, text: str) -> bool:
-    return place in text or any(parent in text for parent in COUNTY_PARENTS.get(place, ()))
+def _mentioned(place: str, text: str, lead: str) -> bool:
+    return place in text or any(parent in (lead if parent in PROVINCE_NAMES else text) for parent in COUNTY_PARENTS.get(place, ()))
 
 
 ALL_SLOTS = frozenset({"number", "polarity", "name"})

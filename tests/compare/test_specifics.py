@@ -380,6 +380,32 @@ def test_a_count_so_far_does_not_conflict():
     assert specifics_conflict(first, running) is None
 
 
+def test_a_round_figure_scaled_by_wan_is_an_approximation():
+    # 20多万人丧生 and 几千万人的死亡 (burst tune seed 469): the 万 alone is no exact toll.
+    assert figures_in("导致日本当时就有20多万人丧生") == [Figure("deaths", 10_000, exact=False)]
+    assert figures_in("造成了几千万人的死亡") == [Figure("deaths", 10_000_000, exact=False)]
+    assert figures_in("事故造成3万人受伤") == [Figure("injured", 30_000)]
+
+
+def test_a_second_day_joined_to_a_date_is_in_its_month():
+    when = date(2024, 6, 3)
+    assert [str(d) for d in dates_in("4月18日与19日，人文学院的爱心义卖活动顺利开展", when)] == ["2024-04-18", "2024-04-19"]
+    assert [str(d) for d in dates_in("2015年3月5日至7日", when)] == ["2015-03-05", "2015-03-07"]
+    # Not joined: a bare day reads back from the publish day.
+    assert [str(d) for d in dates_in("4月18日，19日", when)] == ["2024-04-18", "2024-05-19"]
+
+
+def test_old_dates_in_both_leads_tell_two_events_apart():
+    when = datetime(2024, 6, 3, 9, tzinfo=CST)  # 4月18日 is too old to be an event date
+    school = spec("人文学院爱心义卖活动", "4月18日与19日，人文学院的爱心义卖活动在下沉式广场顺利开展。", when)
+    district = spec("爱心义卖活动，你“义”起来了吗", "关爱母亲 · 温暖儿童 5月18日晚上，慈善义卖活动举行。", when)
+    assert not school.dates and district.dates
+    assert specifics_conflict(school, district) == "lead dates differ: 2024-04-18 vs 2024-05-18"
+    # A cut that lost the other's date from its lead but keeps it further down is one report.
+    later = spec("人文学院爱心义卖活动", "人文学院的爱心义卖活动在下沉式广场顺利开展。" + "同学们热心捐出闲置品。" * 30 + "时间是4月18日。", when)
+    assert specifics_conflict(school, later) is None
+
+
 def test_magnitudes_a_revision_apart_agree():
     when = datetime(2008, 5, 12, 18, tzinfo=CST)
     first = spec("四川汶川发生7.8级地震", "12日14时28分，四川汶川县发生7.8级地震。", when)
@@ -543,7 +569,7 @@ def test_an_event_named_by_its_date_conflicts_with_another_dated_event():
     station = spec("昆明暴力恐怖袭击事件火车站被警方封锁",
                    "3月1日23时30分许，昆明火车站被警方封锁。当日21时20分许，昆明火车站发生暴力恐怖袭击事件。",
                    datetime(2024, 5, 6, 19, tzinfo=CST))
-    assert bus.named_dates == ((7, 21),) and station.lead_month_days == ((3, 1),)
+    assert bus.named_dates == ((7, 21),) and [(d.month, d.day) for d in station.lead_written_dates] == [(3, 1)]
     assert specifics_conflict(bus, station) == specifics_conflict(station, bus) is not None
     assert "7.21" in specifics_conflict(bus, station)
     follow_up = spec("昆明公交车爆炸案告破", "7月22日，警方通报了7月21日昆明公交车连环爆炸案的侦破情况。",
