@@ -20,7 +20,7 @@ the figures printed by default, and the ones to quote, are --part test.
 
 Clustering sets are ingested in --orders shuffled arrival orders (an incremental clusterer's result
 depends on the order); each figure is the mean with its range (min-max) over the orders. -v reads
-the errors of the first order: the evidence of each wrong link and of each missed member against
+the errors of the first order (--read-order K: of order K): the evidence of each wrong link and of each missed member against
 its story's main cluster, through Indexer.compare.
 
 Each run ingests into a temporary embedded store with the default settings (or --set KEY=VALUE).
@@ -130,9 +130,9 @@ def evaluate_orders(name, records, truth, args, orders, kind=None, alone_kinds=f
         shuffled = list(records)
         random.Random(order).shuffle(shuffled)
         inspect = None
-        if args.verbose and order == 1:
+        if args.verbose and order == args.read_order:
             by_id = {r["id"]: r for r in records}
-            inspect = lambda ix, outcomes: read_errors(ix, outcomes, by_id, truth, kind, args.errors)  # noqa: E731
+            inspect = lambda ix, outcomes: read_errors(ix, outcomes, by_id, truth, kind, args.errors, order)  # noqa: E731
         outcomes, elapsed = _ingest(shuffled, args.set, inspect)
         pred = {o.article_id: o.cluster_id for o in outcomes if o.article_id and o.cluster_id}
         lost = [r["id"] for r in records if r["id"] not in pred]
@@ -197,12 +197,12 @@ def _bridge(ix, sides, by_id):
     return best
 
 
-def read_errors(ix, outcomes, by_id, truth, kind, limit):
+def read_errors(ix, outcomes, by_id, truth, kind, limit, order=1):
     """The evidence of the wrong links (an article marked a duplicate of another story's article)
     and of missed members (outside their story's main cluster, against that cluster's canonical)."""
     pred = {o.article_id: o.cluster_id for o in outcomes if o.article_id}
     wrong = [o for o in outcomes if o.dup_of and o.article_id in truth and o.dup_of in truth and truth[o.article_id] != truth[o.dup_of]]
-    print(f"  -- wrong links in order 1: {len(wrong)} (showing {min(limit, len(wrong))})")
+    print(f"  -- wrong links in order {order}: {len(wrong)} (showing {min(limit, len(wrong))})")
     for o in wrong[:limit]:
         _show_pair(ix, by_id[o.article_id], by_id[o.dup_of], f"linked as {o.reason} {o.score}", kind)
     merged = [ids for ids in _clusters(pred).values() if len({truth[i] for i in ids if i in truth}) > 1]
@@ -232,7 +232,7 @@ def read_errors(ix, outcomes, by_id, truth, kind, limit):
                 ordered.append((i, main))
         seen.clear()
     ordered += [m for m in misses if m not in ordered]
-    print(f"  -- members outside their story's main cluster in order 1: {len(misses)} (showing {min(limit, len(misses))})")
+    print(f"  -- members outside their story's main cluster in order {order}: {len(misses)} (showing {min(limit, len(misses))})")
     for i, main in ordered[:limit]:
         if main in by_id:
             _show_pair(ix, by_id[i], by_id[main], "missed: member vs main cluster's canonical", kind)
@@ -464,6 +464,7 @@ def main() -> None:
     parser.add_argument("--plot", help="layers: write a PNG bar chart here")
     parser.add_argument("--errors", type=int, default=8, help="-v: errors shown of each sort")
     parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("--read-order", type=int, default=1, metavar="K", help="-v reads the errors of this order (default the first)")
     args = parser.parse_args()
     if args.build_seeds:
         sweep(args)

@@ -155,9 +155,10 @@ def _overlapping_parts(ev: PairEvidence) -> bool:
     """Two copies that share much of their text word for word, each cut and edited its own way
     (one without the opening, one retitled with a body sentence): two parts of one text that
     overlap, where a head and a tail, or two stories of one digest, share nothing. Two copies of
-    one roundup, each cut its own way, are such parts too; a roundup and a story it holds are not."""
+    one roundup, each cut its own way, are such parts too, and so is the roundup cut short under its
+    own headline (``roundup_cut``); a roundup and a story it holds are not."""
     return (
-        ev.template is None and ev.specifics is None and ev.roundups != 1
+        ev.template is None and ev.specifics is None and (ev.roundups != 1 or ev.roundup_cut)
         and ev.containment >= OVERLAPPING_PARTS_CONTAINMENT
     )
 
@@ -175,8 +176,10 @@ def _merge_reason(side: Side, first: Candidate, second: Candidate, first_cid: st
     a, b = view.canonical_side(first_cid), view.canonical_side(second_cid)
     # A roundup matches only copies of itself: a cluster it leads and a cluster a story leads are
     # one only when their canonicals match, whatever copies link them (a copy of the roundup that
-    # was not told as one can join a report of its first item, and its own copies then bridge).
-    mixed = a is not None and b is not None and a.roundup != b.roundup
+    # was not told as one can join a report of its first item, and its own copies then bridge);
+    # unless the story is the roundup cut short under its own headline (burst tune seed 501: a
+    # teaser of a 财经新闻汇总 led the cluster of its later copies).
+    mixed = a is not None and b is not None and a.roundup != b.roundup and not compare_sides(a, b, settings).roundup_cut
     if not mixed and first.verdict.reason in COPY_REASONS and second.verdict.reason in COPY_REASONS:
         p, q = view.side_of(first.article), view.side_of(second.article)
         if copy_bridge(side, first.evidence, p, second.evidence, q, settings):

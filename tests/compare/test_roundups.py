@@ -254,3 +254,26 @@ def test_a_roundup_cut_short_under_its_own_headline_is_its_copy():
     ev = compare_sides(briefing, column_story, settings)
     assert ev.roundups == 1 and not ev.roundup_cut and ev.containment >= settings.decision.near_containment, ev
     assert judge(ev, settings.decision, settings.simhash) is None
+
+
+def test_a_roundup_cut_short_that_arrived_apart_is_merged_by_a_copy_of_both(make_indexer):
+    """Read on burst tune seed 501: a copy of a 财经新闻汇总 with sentences dropped led the roundup's
+    cluster; its teaser (cut after the first item, under the roundup's headline) held too little of
+    that copy to join it and led a cluster of its own; later full copies matched both clusters, but
+    a roundup's cluster and a story's were merged only when their canonicals matched, so the
+    roundup stayed split. The teaser is the roundup cut short, not one of its stories."""
+    lines = BRIEFING_BODY.split("\n")
+    # the opening line gone and the first item's lead cut: the teaser holds too little of it (0.78)
+    dropped = rec("dropped", BRIEFING["title"], "\n".join(lines[1:2] + [lines[2][:60] + "。"] + lines[3:]))
+    teaser = rec("teaser", BRIEFING["title"], "\n".join(lines[:3]) + "\n点击查看更多")
+    full = rec("full", "【图文】" + BRIEFING["title"], BRIEFING_BODY)
+    ix = make_indexer()
+    out = {o.article_id: o for o in ix.index_many([dropped, teaser, full])}
+    assert out["teaser"].decision is Decision.NEW  # it arrived apart ...
+    clusters = {rid: a.cluster_id for rid, a in ix.store.get_many(list(out)).items()}
+    assert len(set(clusters.values())) == 1, clusters  # ... and the full copy merged the two
+    # a report of the first item, led by the briefing's copy, stays apart
+    ix = make_indexer()
+    ix.index_many([dropped, CPI_REPORT, full])
+    stored = ix.store.get_many(["cpi", "dropped"])
+    assert stored["cpi"].cluster_id != stored["dropped"].cluster_id
