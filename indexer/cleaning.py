@@ -28,8 +28,8 @@ from .html import html_to_text, is_whole_page, page_text
 # dateline is read off, a site name after —— in a headline. 8: a date in brackets at a headline's
 # end (an edition's date) stays; a list item starts its own line in a hard-wrapped text; 点赞 is
 # furniture only as a prompt. 9: a part (上, 下) or an exam paper (江苏卷) in brackets at a headline's
-# end stays.
-CLEANING_VERSION = "clean9"
+# end stays. 10: a headline of credit fields alone (来源:X 编辑:Y) cleans to nothing.
+CLEANING_VERSION = "clean10"
 
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
 
@@ -401,7 +401,9 @@ _CHROME_TITLE = re.compile(
     + _FONT_SIZE_BAR + r"|"
     r"(?:阅读全文|展开全文|查看全文|点击查看(?:全文|更多|原文)?|查看更多)[>.…]*|"
     r"(?:下载|打开|安装)[^。!?]{0,12}(?:客户端|app)\s*[,，]?\s*(?:阅读体验更佳|体验更佳|看更多精彩新闻|看更多精彩|查看更多|阅读全文)?|"
-    r"分享一篇文章|分享图片|分享视频|无标题|网页链接"
+    r"分享一篇文章|分享图片|分享视频|无标题|网页链接|"
+    # credit fields alone (来源:央视新闻 编辑:芳芳 责编:岚枫 扫一扫, ▌来源:中国消防 ▌编辑:小美)
+    r"(?:[▌▍▎|丨]?\s*(?:来源|稿源|转自|作者|(?:本期|责任)?编辑|责编|编审|审核|校对|监制|出品|摄影|图片)\s*[:：][^:：]{1,20}?\s*)+(?:扫一扫)?"
 )
 
 # An opening hook before it (热议!, 注意!): a re-poster's, not the page's.

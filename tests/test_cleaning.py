@@ -535,6 +535,8 @@ def test_a_sentence_about_comments_is_the_story():
 @pytest.mark.parametrize("title", [
     "点击上方蓝字关注我们", "[视频]点击上方蓝字关注我们(组图)", "热议!点击上方蓝字关注我们(图)", "字号:大 中 小 打印",
     "分享到:微信 朋友圈 新浪微博 复制链接", "阅读全文>>", "分享一篇文章", "打开封面新闻APP,阅读体验更佳",
+    # credits alone (sohu2021 texts cut from a page's closing lines)
+    "来源:央视新闻 编辑:芳芳 责编:岚枫 扫一扫", "▌来源:中国消防 ▌编辑:小美", "作者:张三",
 ])
 def test_a_headline_that_is_page_chrome_cleans_to_nothing(title):
     """Cut from a first line that is furniture (chained reposts: four stories merged under
@@ -542,6 +544,6 @@ def test_a_headline_that_is_page_chrome_cleans_to_nothing(title):
     assert clean_title(title) == ""
 
 
-@pytest.mark.parametrize("title", ["请关注我们的孩子", "关注民生:城市更新进行时", "下载量最高的app遭下架", "关注民生 关注教育公平", "查看更多新闻的方法", "分享到朋友圈的照片被盗用"])
+@pytest.mark.parametrize("title", ["最高法:对遭性侵害的未成年被害人实施转学安置等保护措施", "编辑部的故事:重播", "请关注我们的孩子", "关注民生:城市更新进行时", "下载量最高的app遭下架", "关注民生 关注教育公平", "查看更多新闻的方法", "分享到朋友圈的照片被盗用"])
 def test_a_headline_with_chrome_words_is_kept(title):
     assert clean_title(title) == title

@@ -37,6 +37,21 @@ def test_retitled_repost_with_boilerplate_is_an_exact_duplicate(make_indexer):
     assert (out[1].cluster_id, out[1].dup_of, out[1].reason, out[1].score) == ("a", "a", "exact", 1.0)
 
 
+def test_articles_with_no_text_left_after_cleaning_are_nobodys_copies(make_indexer):
+    """A headline of page chrome or credits over no body cleans to nothing; such articles share
+    the empty MD5, SimHash 0 and one embedding, and were all exact copies of one another."""
+    from indexer.compare.rules import refusal
+
+    ix = make_indexer()
+    empty = [rec("chrome", "点击上方蓝字关注我们", ""), rec("credits", "来源:央视新闻 编辑:芳芳", ""),
+             rec("credits-2", "来源:人民网", "来源:人民网"), rec("chrome-2", "分享一篇文章", "")]
+    out = ix.index_many(empty)
+    assert [o.decision for o in out] == [Decision.NEW] * 4
+    evidence, verdict = ix.compare(empty[0], empty[1])
+    assert verdict is None and evidence.textless and not evidence.exact
+    assert refusal(evidence, ix.settings.decision, ix.settings.simhash).startswith("no text left after cleaning")
+
+
 def test_trimmed_repost_is_a_near_duplicate(make_indexer):
     ix = make_indexer()
     ix.index_many([rec("a", "10月CPI同比上涨2.1%", CPI)])

@@ -60,6 +60,7 @@ class PairEvidence:
     roundup_cut: bool = False  # the other text is the roundup cut short: under its headline, which calls it a roundup
     holds_opening: bool = True  # the text with fewer shingles holds the other's opening (read only where rules.reads_as_a_part)
     headline_alone: bool = False  # one side is a headline without a body, the other an article with one
+    textless: bool = False  # one side has no text left after cleaning: nothing to match on (Side.textless)
 
 
 def quoted_sentences(a: Side, b: Side) -> frozenset[str]:
@@ -73,6 +74,9 @@ def quoted_sentences(a: Side, b: Side) -> frozenset[str]:
 
 def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
     """Evidence for one pair."""
+    if a.textless or b.textless:
+        return PairEvidence(exact=False, hamming=64, short=True, containment=0.0, cosine=None, title_sim=0.0,
+                            event_score=None, title_numbers_conflict=False, template=None, textless=True)
     d = settings.decision
     exact = a.text.content_key == b.text.content_key
     short = min(a.text.token_count, b.text.token_count) < settings.simhash.short_tokens

@@ -631,6 +631,8 @@ def refusal(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettin
     the verifier's refusal, or the bar the evidence missed. None when ``judge`` matches."""
     if judge(ev, decision, simhash) is not None:
         return None
+    if ev.textless:
+        return "no text left after cleaning on one side (page chrome or credits only): nothing to match on"
     if ev.template and decision.template_guard:
         return f"templated report: {ev.template}"
     if not decision.enabled("semantic"):

@@ -105,6 +105,13 @@ class Side:
         return len(body) < HEADLINE_ONLY_BODY or exact_form(body) == exact_form(self.text.clean_title)
 
     @cached_property
+    def textless(self) -> bool:
+        """Nothing left after cleaning: a headline of page chrome or credits (来源:X 编辑:Y) over no
+        body. Such texts share every key (the same empty MD5, SimHash 0, one embedding), so they
+        would all be copies of one another."""
+        return not exact_form(self.text.clean_title) and not exact_form(self.text.clean_body)
+
+    @cached_property
     def roundup(self) -> bool:
         """Whether the article gathers several stories (``roundups``): a story of its own."""
         return is_roundup(self.text.clean_title, self.text.clean_body)

@@ -323,7 +323,8 @@ def test_two_bombings_in_one_foreign_city_differ_in_their_places():
 
 
 @pytest.mark.parametrize("text", ["送往附近医院", "南京市第一人民医院", "市疾控中心", "当地村民和大学生", "一家服装厂", "道路", "该小区",
-                                  "各乡镇", "农业农村", "特色小镇", "网络交易市场", "生物技术有限公司", "必由之路"])
+                                  "各乡镇", "农业农村", "特色小镇", "网络交易市场", "生物技术有限公司", "必由之路",
+                                  "学习传达了自治区脱贫攻坚工作调度视频会议精神"])
 def test_generic_places_are_not_places(text):
     assert places_in(text) == []
 
