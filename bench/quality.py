@@ -20,8 +20,8 @@ the figures printed by default, and the ones to quote, are --part test.
 
 Clustering sets are ingested in --orders shuffled arrival orders (an incremental clusterer's result
 depends on the order); each figure is the mean with its range (min-max) over the orders. -v reads
-the errors of the first order (--read-order K: of order K): the evidence of each wrong link and of each missed member against
-its story's main cluster, through Indexer.compare.
+the errors of the first order (--read-order K: of order K): the evidence of each wrong link and of
+each missed member against its story's main cluster, through Indexer.compare.
 
 Each run ingests into a temporary embedded store with the default settings (or --set KEY=VALUE).
 """

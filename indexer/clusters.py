@@ -179,7 +179,8 @@ def _merge_reason(side: Side, first: Candidate, second: Candidate, first_cid: st
     # was not told as one can join a report of its first item, and its own copies then bridge);
     # unless the story is the roundup cut short under its own headline (burst tune seed 501: a
     # teaser of a 财经新闻汇总 led the cluster of its later copies).
-    mixed = a is not None and b is not None and a.roundup != b.roundup and not compare_sides(a, b, settings).roundup_cut
+    canonicals = compare_sides(a, b, settings) if a is not None and b is not None and a.roundup != b.roundup else None
+    mixed = canonicals is not None and not canonicals.roundup_cut
     if not mixed and first.verdict.reason in COPY_REASONS and second.verdict.reason in COPY_REASONS:
         p, q = view.side_of(first.article), view.side_of(second.article)
         if copy_bridge(side, first.evidence, p, second.evidence, q, settings):
@@ -187,7 +188,7 @@ def _merge_reason(side: Side, first: Candidate, second: Candidate, first_cid: st
                     f"{second.verdict.reason.value} to {second.article.id})")
     if a is None or b is None:
         return None
-    verdict = judge(compare_sides(a, b, settings), settings.decision, settings.simhash)
+    verdict = judge(canonicals or compare_sides(a, b, settings), settings.decision, settings.simhash)
     return f"canonical articles match ({verdict.reason.value})" if verdict else None
 
 

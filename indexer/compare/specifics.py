@@ -202,6 +202,7 @@ def _dates_at(text: str, publish_time: datetime | date | None) -> list[tuple[int
     """(offset, is a dateline, date) for each date ``dates_in`` reads."""
     anchor = _day_of(publish_time)
     found = []
+    previous: tuple[EventDate, int] | None = None  # the last date read and where it ends
     for m in _DATE.finditer(text):
         digits_year, word_year, month_s, month_word, day_s, dateline = m.groups()
         if m.start() > 0 and text[m.start() - 1].isdigit():
@@ -209,10 +210,10 @@ def _dates_at(text: str, publish_time: datetime | date | None) -> list[tuple[int
         day = chinese_number(day_s)
         month = chinese_number(month_s) if month_s else None
         year = chinese_number(digits_year) if digits_year else None
-        if not (month or year or word_year or month_word) and found and found[-1][2].month is not None \
-                and _DAY_AFTER_DATE.fullmatch(text[found[-1][3]:m.start()]):
+        if not (month or year or word_year or month_word) and previous and previous[0].month is not None \
+                and _DAY_AFTER_DATE.fullmatch(text[previous[1]:m.start()]):
             # The second day of 4月18日与19日 or 3月5日至7日 is in the first one's month.
-            year, month = found[-1][2].year, found[-1][2].month
+            year, month = previous[0].year, previous[0].month
         if word_year and anchor is not None:
             year = anchor.year + {"今年": 0, "去年": -1, "前年": -2}[word_year]
         if month_word and anchor is not None:
@@ -230,12 +231,13 @@ def _dates_at(text: str, publish_time: datetime | date | None) -> list[tuple[int
         resolved = _resolve(int(year) if year else None, int(month) if month else None, int(day), anchor)
         if resolved:
             surface = m.group()[:-1] if dateline else m.group()
-            found.append((m.start(), bool(dateline), replace(resolved, surface=surface), m.end()))
+            found.append((m.start(), bool(dateline), replace(resolved, surface=surface)))
+            previous = (resolved, m.end())
     if anchor is not None:
         for m in _RELATIVE.finditer(text):
             d = anchor + timedelta(days=_RELATIVE_DAYS[m.group()])
-            found.append((m.start(), False, EventDate(d.year, d.month, d.day, m.group()), m.end()))
-    return [(at, dateline, d) for at, dateline, d, _ in found]
+            found.append((m.start(), False, EventDate(d.year, d.month, d.day, m.group())))
+    return found
 
 
 def _could_be_the_event(d: EventDate, publish_time: datetime | date | None) -> bool:

@@ -31,9 +31,9 @@ the tune parts: such matches were right about half the time on sohu2021 (two dif
 失信彩铃 campaigns, a 渭南 mayor's meeting and a 渭南 fire drill, cosine 0.69-0.70); e5 put most
 wrong ones below 0.92 and most right ones above. The band ended at 0.55 until two same-topic
 merges of burst tune seeds 510 and 514 (a 普法 piece and a 太谷 hit-and-run at 0.556, two 微商
-pieces at 0.564; e5 put both below the bar); up to 0.58 no tune part lost a true pair. Lowering ``verifier_min_event`` to the cluster
-bar (0.40) lets it accept pairs the rules refuse as well, which lifted recall but lost precision
-(README, "Quality").
+pieces at 0.564; e5 put both below the bar); up to 0.58 no tune part lost a true pair. Lowering
+``verifier_min_event`` to the cluster bar (0.40) lets it accept pairs the rules refuse as well,
+which lifted recall but lost precision (README, "Quality").
 """
 
 from __future__ import annotations
