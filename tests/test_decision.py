@@ -382,6 +382,23 @@ def test_a_number_inside_a_longer_one_is_not_stated():
     assert template_difference("共投入1.5亿元，受益2万户。", "共投入1.5亿元，受益2万户，占全市20%。") is None
 
 
+def test_a_figure_cut_short_where_the_read_ends_is_no_substitution():
+    """Burst tune seed 573: one copy has two characters more (迅速 for 第一时间), so the first 800
+    characters the check reads end inside a patent number at different digits (为2 against
+    为201); the read ends at the last sentence end instead. A figure substituted before it counts."""
+    tail = "记者查询发现，该公司在2012年4月23日申请了一项发明，申请号为2012101195474，目前已失效。"
+    head = "该公司第一时间回应称文章不实。" + tail[: tail.index("2012101")]
+    sentence = "据报道，该公司常年宣传不实疗效，规避医疗责任，并以传销手法吸金，媒体对此进行了调查。"
+    filler = sentence * 17 + "记者" * ((796 - 17 * len(sentence) - len(head) - 3) // 2) + "到场。"
+    body_a = filler + "该公司第一时间回应称文章不实。" + tail
+    body_b = filler + "该公司迅速回应称文章不实。" + tail
+    cut_a, cut_b = body_a[:800], body_b[:800]
+    assert cut_a[-1].isdigit() and cut_b[-1].isdigit() and cut_a[-3:] != cut_b[-3:]  # cut inside the number
+    assert story_template_difference("权健回应", body_a, "误信权健", body_b) is None
+    changed = tail.replace("2012年4月23日", "2013年4月23日")
+    assert story_template_difference("权健回应", filler + changed, "误信权健", filler + tail + "。" * 40) is not None
+
+
 def test_a_headline_hook_is_no_slot_but_a_figure_a_polarity_or_a_place_hook_is():
     """Read on the ecom2022 tune part: two reposts of one report opened their headlines with
     different hooks (火力全开！, 精准狙击！) and the template check read "name differs"."""

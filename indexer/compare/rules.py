@@ -366,6 +366,22 @@ def _sentence_grams(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple(out)
 
 
+def _opening(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text``, cut back to the last sentence end within them.
+    Two copies cut at one length end mid-sentence at different places, and a figure cut short
+    reads as a substitution (burst tune seed 573: 专利号为2 against 专利号为201, a patent number
+    both copies state whole). Without a sentence end in the second half, a trailing figure or
+    Latin word is dropped instead."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    ends = [m.start() for m in _SENTENCE_END.finditer(cut, limit // 2)]
+    return cut[: ends[-1]] if ends else _TRAILING_FIGURE.sub("", cut)
+
+
+_TRAILING_FIGURE = re.compile(r"[0-9A-Za-z.,%]+$")
+
+
 def _aligned_pairs(a: str, b: str) -> list[tuple[str, str]]:
     """Each sentence of ``a`` with the most alike sentence of ``b``, where they are alike enough
     to be one sentence frame and not equal. Sentences without such a partner (added leads,
@@ -456,7 +472,7 @@ def story_template_difference(
             return found
     if not read_bodies:
         return None
-    part_a, part_b = body_a[:diff_chars], body_b[:diff_chars]
+    part_a, part_b = _opening(body_a, diff_chars), _opening(body_b, diff_chars)
     for sa, sb in _aligned_pairs(part_a, part_b):
         found = _substitution(sa, sb, whole_a, whole_b, 4, slots, subject_names=True, list_items=True)
         if found and not _lost_list_items(sa, sb, part_a, part_b, whole_a, whole_b):
