@@ -366,6 +366,9 @@ def _sentence_grams(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     return tuple(out)
 
 
+_TRAILING_FIGURE = re.compile(r"[0-9A-Za-z.,%]+$")  # a figure or Latin word a cut may end inside
+
+
 def _opening(text: str, limit: int) -> str:
     """The first ``limit`` characters of ``text``, cut back to the last sentence end within them.
     Two copies cut at one length end mid-sentence at different places, and a figure cut short
@@ -377,9 +380,6 @@ def _opening(text: str, limit: int) -> str:
     cut = text[:limit]
     ends = [m.start() for m in _SENTENCE_END.finditer(cut, limit // 2)]
     return cut[: ends[-1]] if ends else _TRAILING_FIGURE.sub("", cut)
-
-
-_TRAILING_FIGURE = re.compile(r"[0-9A-Za-z.,%]+$")
 
 
 def _aligned_pairs(a: str, b: str) -> list[tuple[str, str]]:

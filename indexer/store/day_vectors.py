@@ -77,29 +77,23 @@ def day_of(ts: float) -> int:
     return math.floor(ts / DAY_SECONDS)
 
 
-def quantise(vecs: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Rows v as int8 codes c with a scale s each, v ≈ s·c, and the two lengths the error bound of
-    a product needs: the largest |v − s·c| (plus the float32 allowance) and the largest |s·c|."""
-    codes, scale, err, norm = np.zeros(vecs.shape, np.int8), np.zeros(len(vecs)), 0.0, 0.0
+def quantise(vecs: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float, float]:
+    """Rows v as int8 codes c with a scale s each, v ≈ s·c, and the lengths the error bounds of a
+    product need: the largest |v − s·c| (plus the float32 allowance) and the largest |s·c| for an
+    int8 product, the largest |v| for a float32 one."""
+    codes, scale, err, norm, longest = np.zeros(vecs.shape, np.int8), np.zeros(len(vecs)), 0.0, 0.0, 0.0
     for i in range(0, len(vecs), QUANTISE_CHUNK):
         v = vecs[i:i + QUANTISE_CHUNK].astype(np.float64)
         s = np.abs(v).max(axis=1) / 127
         s[s == 0] = 1  # a zero vector: codes 0, residual 0
         c = np.clip(np.rint(v / s[:, None]), -127, 127)
         decoded = c * s[:, None]
-        residual = np.linalg.norm(v - decoded, axis=1) + F32_ALLOWANCE * v.shape[1] * np.linalg.norm(v, axis=1)
+        lengths = np.linalg.norm(v, axis=1)
+        residual = np.linalg.norm(v - decoded, axis=1) + F32_ALLOWANCE * v.shape[1] * lengths
         codes[i:i + QUANTISE_CHUNK], scale[i:i + QUANTISE_CHUNK] = c, s
         err, norm = max(err, residual.max()), max(norm, np.linalg.norm(decoded, axis=1).max())
-    return codes, scale, float(err), float(norm)
-
-
-def _longest(vecs: np.ndarray) -> float:
-    """The largest |v| of the rows (in float64, a chunk at a time, as quantise does)."""
-    square = 0.0
-    for i in range(0, len(vecs), QUANTISE_CHUNK):
-        v = vecs[i:i + QUANTISE_CHUNK].astype(np.float64)
-        square = max(square, float(np.einsum("ij,ij->i", v, v).max()))
-    return math.sqrt(square)
+        longest = max(longest, lengths.max())
+    return codes, scale, float(err), float(norm), float(longest)
 
 
 def shifted(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -126,9 +120,8 @@ class _Bucket:
         self.rids, self.ts, self.vecs = rids, ts, vecs
         # One error bound for the whole day, not one per row: per-row bounds rescore fewer rows (106
         # instead of 160 a query on bench data) but cost more numpy calls per day than that saves.
-        codes, self.scale, self.err, self.norm = quantise(vecs)
+        codes, self.scale, self.err, self.norm, self.longest = quantise(vecs)
         self.codes, self.lift = shifted(codes)
-        self.longest = _longest(vecs)
         self.pending: list[tuple[int, float, np.ndarray]] = []
 
     def __len__(self) -> int:
@@ -138,7 +131,7 @@ class _Bucket:
         if self.pending:
             rids, ts, vecs = zip(*self.pending)
             vecs = np.vstack(vecs).astype(np.float32, copy=False)
-            codes, scale, err, norm = quantise(vecs)
+            codes, scale, err, norm, longest = quantise(vecs)
             codes, lift = shifted(codes)
             self.rids = np.concatenate([self.rids, np.asarray(rids, dtype=np.int64)])
             self.ts = np.concatenate([self.ts, np.asarray(ts, dtype=np.float64)])
@@ -147,7 +140,7 @@ class _Bucket:
             self.lift = np.concatenate([self.lift, lift])
             self.scale = np.concatenate([self.scale, scale])
             self.err, self.norm = max(self.err, err), max(self.norm, norm)
-            self.longest = max(self.longest, _longest(vecs))
+            self.longest = max(self.longest, longest)
             self.pending = []
         return self
 
@@ -169,7 +162,6 @@ class _Queries:
 
     def __init__(self, searches: Sequence[WindowSearch], dims: int):
         self.searches = searches
-        self._dims = dims
         self.vectors = np.vstack([np.asarray(s.vector, dtype=np.float32).reshape(-1) for s in searches]).reshape(-1, dims)
         # As quantise and shifted do for rows (the float32 allowance is already in the rows' bound).
         q = self.vectors.astype(np.float64)
@@ -206,7 +198,7 @@ class _Queries:
             # int8 kernel (one row pair at a time), and its error is far smaller: this product
             # and the rescoring are each within n·2⁻²⁴·|q|·|v| of the real one.
             # Rows below min_score are left as they are: the threshold of search_many leaves them out.
-            bound = FLOAT_SCAN_ALLOWANCE * self._dims * self.length[asked] * bucket.longest
+            bound = FLOAT_SCAN_ALLOWANCE * self.vectors.shape[1] * self.length[asked] * bucket.longest
             approx = self.vectors[asked] @ bucket.vecs.T
             if key is not UNDATED:
                 self._outside_window(key, bucket, asked, approx)

@@ -168,7 +168,7 @@ def test_near_ties_are_ranked_by_the_exact_scores():
     q = base + 0.3 * rng.normal(size=dims) / np.sqrt(dims)
     q = (q / np.linalg.norm(q)).astype(np.float32)
 
-    codes, scale, _, _ = quantise(rows.vecs)
+    codes, scale, *_ = quantise(rows.vecs)
     approx = (codes.astype(np.float64) @ quantise(q[None, :])[0][0].astype(np.float64)) * scale
     exact = rows.vecs @ q
     assert list(np.argsort(-approx, kind="stable")[:10]) != list(np.argsort(-exact, kind="stable")[:10])
@@ -189,7 +189,7 @@ def test_a_query_along_a_rows_rounding_error_still_finds_it():
     dims = 64
     rows = _Rows(dims)
     rows.write(_anisotropic(rng, 200, dims, np.zeros(dims), 1.0), rng.uniform(0, DAY_SECONDS, size=200))
-    codes, scale, _, _ = quantise(rows.vecs)
+    codes, scale, *_ = quantise(rows.vecs)
     for rid in range(20):
         residual = rows.vecs[rid] - scale[rid] * codes[rid].astype(np.float32)
         q = (residual / np.linalg.norm(residual)).astype(np.float32)
