@@ -15,6 +15,7 @@ from ..features.exact import MIN_BODY_CHARS_FOR_KEY
 from ..features.shingles import shingles
 from ..features.title_grams import cosine as title_cosine
 from ..features.title_grams import headline, title_vector
+from .adverts import is_advert
 from .roundups import is_roundup
 from .rules import QUOTE_TITLE_SIM, same_headline
 from .specifics import TEXT_CHARS, Specifics, compact_sentences, extract_specifics
@@ -115,6 +116,11 @@ class Side:
     def roundup(self) -> bool:
         """Whether the article gathers several stories (``roundups``): a story of its own."""
         return is_roundup(self.text.clean_title, self.text.clean_body)
+
+    @cached_property
+    def advert(self) -> bool:
+        """Whether the article is a seller's advertisement (``adverts``): a story only as a copy."""
+        return is_advert(self.text.clean_title + "。" + self.text.clean_body[:TEXT_CHARS])
 
 
 def shingle_source(clean_title: str, clean_body: str) -> str:
