@@ -11,8 +11,8 @@ were a semantic match (cosine 0.63, event score 0.574, e5 headlines 0.939) and m
 
 A text is an advert when it uses two or more different soliciting phrases. One alone is news
 furniture (a hotline under a notice, 联系电话 in a report of a recall): of the 4,586 ccf2019_inews,
-cec_news and ecom2022 texts, the 20 with two or more are adverts but three (a roundup under a
-hotline footer, a car show's offer of free rides, an exam-tips post selling a course).
+cec_news and ecom2022 texts, the 20 with two or more are adverts but two (a roundup whose footer
+carries job ads, a post of exam tips whose footer sells tours).
 """
 
 from __future__ import annotations
