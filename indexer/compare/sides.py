@@ -102,8 +102,8 @@ class Side:
     def bodiless(self) -> bool:
         """A headline without a body worth the name: none, a few characters, or the headline again
         (a feed whose item repeats its title as its description)."""
-        body = self.text.clean_body
-        return len(body) < HEADLINE_ONLY_BODY or exact_form(body) == exact_form(self.text.clean_title)
+        body, title = self.text.clean_body, exact_form(self.text.clean_title)
+        return len(body) < HEADLINE_ONLY_BODY or (not _compact_at_least(body, len(title) + 1) and exact_form(body) == title)
 
     @cached_property
     def textless(self) -> bool:
@@ -123,10 +123,17 @@ class Side:
         return is_advert(self.text.clean_title + "。" + self.text.clean_body[:TEXT_CHARS])
 
 
+def _compact_at_least(text: str, n: int) -> bool:
+    """Whether ``exact_form(text)`` has ``n`` characters or more, read from a prefix first: the
+    exact form of a prefix is a prefix of the exact form, and a body of prose reaches ``n`` within
+    its first few times ``n`` characters (pair after pair, a whole long body need not be read)."""
+    return len(exact_form(text[: 4 * n])) >= n or (len(text) > 4 * n and len(exact_form(text)) >= n)
+
+
 def shingle_source(clean_title: str, clean_body: str) -> str:
     """The text containment reads: the body, or title and body when the body is too short to
     stand for the article (the same rule as the exact key)."""
-    if len(exact_form(clean_body)) >= MIN_BODY_CHARS_FOR_KEY:
+    if _compact_at_least(clean_body, MIN_BODY_CHARS_FOR_KEY):
         return clean_body
     return clean_title + "\n" + clean_body
 

@@ -98,8 +98,8 @@ _SQL_VARS = 900  # stay under SQLite's bound-parameter limit in IN (...) lists
 # Windows up to this long are answered exactly from per-day vectors (day_vectors.py); longer or
 # open-ended ones by the HNSW graph with the window applied after the search.
 EXACT_WINDOW_MAX_DAYS = 62
-# Articles read for band and kNN candidates, kept by row id: the same window neighbours are asked
-# for article after article. Only merges and splits change a written row, and they empty the cache.
+# Articles read for band and kNN candidates and for their canonicals, kept (_RowCache): the same
+# window neighbours are asked for article after article.
 CANDIDATE_ROWS_CACHED = 4096
 
 
@@ -132,6 +132,40 @@ def _add_to_graph(ann, vectors: np.ndarray, labels: np.ndarray) -> None:
     if needed > capacity:
         ann.resize_index(max(needed, capacity * 2))
     ann.add_items(vectors, labels)
+
+
+class _RowCache:
+    """Whole rows read for candidates and canonicals, by row id and by article id, least recently
+    used first out. Only merges and splits change a written row (rows are inserted once, never
+    replaced), and they empty it; so does another connection's commit."""
+
+    def __init__(self, size: int):
+        self._size = size
+        self._rows: OrderedDict[int, StoredArticle] = OrderedDict()
+        self._rid_of: dict[str, int] = {}
+
+    def by_rid(self, rids: Sequence[int]) -> dict[int, StoredArticle]:
+        found = {rid: self._rows[rid] for rid in rids if rid in self._rows}
+        for rid in found:
+            self._rows.move_to_end(rid)
+        return found
+
+    def by_id(self, ids: Sequence[str]) -> dict[str, StoredArticle]:
+        return {a.id: a for a in self.by_rid([self._rid_of[i] for i in ids if i in self._rid_of]).values()}
+
+    def put(self, rows: Sequence[tuple[int, StoredArticle]]) -> None:
+        for rid, article in rows:
+            self._rows[rid] = article
+            self._rid_of[article.id] = rid
+        while len(self._rows) > self._size:
+            del self._rid_of[self._rows.popitem(last=False)[1].id]
+
+    def clear(self) -> None:
+        self._rows.clear()
+        self._rid_of.clear()
+
+    def __len__(self) -> int:
+        return len(self._rows)
 
 
 class SqliteStore:
@@ -176,7 +210,7 @@ class SqliteStore:
         except StoreError:
             self._db.close()  # refused or failed: nothing of it stays open
             raise
-        self._candidate_rows: OrderedDict[int, StoredArticle] = OrderedDict()
+        self._row_cache = _RowCache(CANDIDATE_ROWS_CACHED)
         self._ann = None
         self._ann_max_rid = 0  # the highest row given to the graph (the job adding it may still run)
         self._ann_held_rid = 0  # the highest row the graph surely holds (every addition up to it finished)
@@ -387,15 +421,12 @@ class SqliteStore:
         """Articles by row id, from the candidate cache where it has them."""
         with self._lock:
             self._follow_other_writers()
-            found = {rid: self._candidate_rows[rid] for rid in rids if rid in self._candidate_rows}
-            for rid in found:
-                self._candidate_rows.move_to_end(rid)
+            found = self._row_cache.by_rid(rids)
             missing = [rid for rid in rids if rid not in found]
             if missing:
-                for rid, article in self._select_in("rid", missing):
-                    found[rid] = self._candidate_rows[rid] = article
-                while len(self._candidate_rows) > CANDIDATE_ROWS_CACHED:
-                    self._candidate_rows.popitem(last=False)
+                read = self._select_in("rid", missing)
+                self._row_cache.put(read)
+                found.update(read)
         return found
 
     def _follow_other_writers(self) -> None:
@@ -409,7 +440,7 @@ class SqliteStore:
         if version == self._data_version:
             return
         self._data_version = version
-        self._candidate_rows.clear()
+        self._row_cache.clear()
         if self._days is not None:
             self._days.clear()
         if self._ann is not None:
@@ -417,7 +448,15 @@ class SqliteStore:
 
     # ---- the Store protocol ------------------------------------------------------------------------
     def get_many(self, ids: Sequence[str]) -> dict[str, StoredArticle]:
-        return {a.id: a for _, a in self._select_in("id", ids)}
+        with self._lock:
+            self._follow_other_writers()
+            found = self._row_cache.by_id(ids)  # a batch's candidates' canonicals: asked batch after batch
+            missing = [i for i in ids if i not in found]
+            if missing:
+                read = self._select_in("id", missing)
+                self._row_cache.put(read)
+                found.update((a.id, a) for _, a in read)
+        return found
 
     def find_by_canonical_url(self, urls: Sequence[str]) -> dict[str, StoredArticle]:
         found: dict[str, StoredArticle] = {}
@@ -565,7 +604,7 @@ class SqliteStore:
                 for change in merges:  # one transaction with the articles whose decisions made them
                     self._merge(change)
             if merges:
-                self._candidate_rows.clear()  # rows of merged clusters changed
+                self._row_cache.clear()  # rows of merged clusters changed
             if new_rows and self._ann is not None:
                 # The day cache first: it cannot fail, and the rows are committed whatever the graph does.
                 for rid, ts, vector in new_rows:
@@ -649,7 +688,7 @@ class SqliteStore:
                         (into, into, MANUAL, aid),
                     )
                 self._log(change, into, source)
-            self._candidate_rows.clear()
+            self._row_cache.clear()
         return new_canonical
 
     def cluster_changes(self, cluster_id: str | None = None, *, corrections_only: bool = False) -> list[ClusterChange]:

@@ -206,15 +206,18 @@ def test_merges_written_with_articles_apply_to_them_too(store_factory):
     # A bridging article decided into "a", written together with the merge its decision made.
     bridge = art("x", cluster="a", dup_of="a2", reason="near", score=0.95, when=T0 + timedelta(hours=5))
     late = art("b3", cluster="b", dup_of="b", reason="exact", score=1.0, when=T0 + timedelta(hours=5))
+    assert {a.cluster_id for a in store.get_many(["b", "b2"]).values()} == {"b"}  # read before: a cache must follow
     store.write([bridge, late], [ClusterChange("merge", into="a", source="b", article_id="x", reason="bridge", by="indexer")])
     assert {a: c for a, (c, _) in _clusters(store).items()} == dict.fromkeys(["a", "a2", "b", "b2", "x", "b3"], "a")
     # lookups answer with the merged cluster
     assert {a.cluster_id for a in store.find_exact(["kb3"])["kb3"]} == {"a"}
+    assert {a.cluster_id for a in store.get_many(["b", "b2"]).values()} == {"a"}
 
 
 def test_split_moves_one_article_out_alone_or_into_a_named_cluster(store_factory):
     store = store_factory()
     _two_clusters(store)
+    assert store.get_many(["a2"])["a2"].cluster_id == "a"  # read before: a cache must follow
     assert store.split_article(ClusterChange("split", into="a2", source="a", article_id="a2", reason="not the same story", by="tester")) is None
     assert _clusters(store)["a2"] == ("a2", True)
     a2 = store.get_many(["a2"])["a2"]

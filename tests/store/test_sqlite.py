@@ -112,7 +112,9 @@ def test_a_schema_2_store_is_upgraded_in_place_and_its_rows_are_featurised_anew(
         assert got["a1"].token_count is None and got["a2"].token_count == 17
 
 
-def test_candidate_rows_cache_is_bounded_and_answers_like_the_table(tmp_path, monkeypatch):
+def test_row_cache_is_bounded_and_answers_like_the_table(tmp_path, monkeypatch):
+    """Candidates (kNN, bands) and canonicals (get_many) come partly from the cache, as they are in
+    the table."""
     from datetime import timedelta
 
     from indexer.store import BandQuery, TimeWindow
@@ -128,31 +130,19 @@ def test_candidate_rows_cache_is_bounded_and_answers_like_the_table(tmp_path, mo
             return (a.export_record(), a.vector.tobytes(), a.clean_body, a.simhash, a.bands, a.content_key)
 
         return ([[(row(a), round(score, 6)) for a, score in hits] for hits in store.knn(asked)],
-                [[row(a) for a in found] for found in store.find_band_candidates(bands)])
+                [[row(a) for a in found] for found in store.find_band_candidates(bands)],
+                {i: row(a) for i, a in store.get_many(["a1", "a7", "a3", "a7", "none"]).items()})
 
     with open_store(tmp_path) as s:
         s.write([art(f"a{i}", vector=unit(i), simhash=i % 4) for i in range(12)])
         first = seen(s)
         again = seen(s)  # now partly from the cache
-        assert len(s._candidate_rows) == 5
+        assert len(s._row_cache) == 5
     with open_store(tmp_path) as fresh:
-        fresh._candidate_rows = _Uncached()  # every row from the table
+        fresh._row_cache = sqlite_store._RowCache(0)  # keeps nothing: every row from the table
         expected = seen(fresh)
-    assert expected[0][0] and expected[1][0]
+    assert expected[0][0] and expected[1][0] and sorted(expected[2]) == ["a1", "a3", "a7"]
     assert first == expected and again == expected
-
-
-class _Uncached(dict):
-    """A cache that keeps nothing."""
-
-    def __setitem__(self, key, value):
-        pass
-
-    def move_to_end(self, key):
-        pass
-
-    def popitem(self, last=True):
-        raise KeyError
 
 
 def test_rows_cached_for_candidates_follow_a_change_made_by_another_connection(tmp_path):
