@@ -33,6 +33,7 @@ from typing import Protocol
 from .compare.evidence import PairEvidence, compare_sides
 from .compare.rules import Reason, Verdict, judge, near_limit
 from .compare.sides import Side
+from .features.simhash import hamming
 from .settings import Settings
 from .store import ClusterChange, StoredArticle
 from .store.base import INDEXER
@@ -180,7 +181,8 @@ def _merge_reason(side: Side, first: Candidate, second: Candidate, first_cid: st
     # unless the story is the roundup cut short under its own headline (burst tune seed 501: a
     # teaser of a 财经新闻汇总 led the cluster of its later copies).
     canonicals = compare_sides(a, b, settings) if a is not None and b is not None and a.roundup != b.roundup else None
-    mixed = canonicals is not None and not canonicals.roundup_cut
+    mixed = canonicals is not None and not canonicals.roundup_cut and (
+        _told_as_roundup(a, side, settings) != _told_as_roundup(b, side, settings))
     if not mixed and first.verdict.reason in COPY_REASONS and second.verdict.reason in COPY_REASONS:
         p, q = view.side_of(first.article), view.side_of(second.article)
         if copy_bridge(side, first.evidence, p, second.evidence, q, settings):
@@ -190,6 +192,20 @@ def _merge_reason(side: Side, first: Candidate, second: Candidate, first_cid: st
         return None
     verdict = judge(canonicals or compare_sides(a, b, settings), settings.decision, settings.simhash)
     return f"canonical articles match ({verdict.reason.value})" if verdict else None
+
+
+def _told_as_roundup(canonical: Side, bridge: Side, settings: Settings) -> bool:
+    """Whether a canonical article is a roundup: told by its own headline, or by the bridge's when
+    the bridge is the canonical's text (the same body, or SimHash-near), which a story one roundup
+    holds never is. A roundup's copy retitled with a sentence of its body is not told as one by
+    its headline; its later copies under the roundup's headline tell it (burst tune seed 697: such
+    a copy led a cluster of its own, and the roundup's copies that were exact copies of it could
+    not join it to the roundup's cluster)."""
+    if canonical.roundup or not bridge.roundup:
+        return canonical.roundup
+    same_body = canonical.text.content_key == bridge.text.content_key
+    return same_body or hamming(canonical.text.simhash, bridge.text.simhash) <= near_limit(
+        min(canonical.text.token_count, bridge.text.token_count) < settings.simhash.short_tokens, settings.simhash)
 
 
 def _age(view: ClusterView, cluster_id: str) -> tuple:

@@ -227,6 +227,48 @@ def test_copies_do_not_merge_a_roundups_cluster_into_a_storys():
     assert len(assign(arriving, candidates, plain, settings).merges) == 1
 
 
+def test_a_roundups_copy_retitled_from_its_body_joins_the_roundup_through_its_copies():
+    """Read on burst tune seed 697: a roundup's copy without its opening, retitled with a sentence
+    of its body, is not told as a roundup by its headline and led a cluster of its own. Later
+    copies of it under the roundup's headline (the same body) tell what it is: they join its
+    cluster to the roundup's, as copies of one story's two clusters do."""
+    from types import SimpleNamespace
+
+    from indexer.clusters import Candidate, assign
+    from indexer.compare.evidence import compare_sides
+    from indexer.compare.rules import judge
+    from indexer.compare.sides import Side
+    from indexer.features import text_features
+    from indexer.settings import Settings
+    from tests.compare.test_roundups import FLASH_BODY, FLASH_TITLE
+
+    settings = Settings()
+    trimmed = FLASH_BODY[FLASH_BODY.index("据外媒报道"):]  # the first item dropped
+
+    def side(rid, title, body):
+        return Side.of(rid, text_features(title, body, settings), None, None)
+
+    sides = {"flash": side("flash", FLASH_TITLE, FLASH_BODY),
+             "retitled": side("retitled", "阿里巴巴集团计划在泰国建立一个物流中心", trimmed)}
+    assert sides["flash"].roundup and not sides["retitled"].roundup
+    assert judge(compare_sides(sides["retitled"], sides["flash"], settings), settings.decision, settings.simhash) is None
+    view = _Clusters(sides, {"flash": "flash", "retitled": "retitled"}, {"flash": "flash", "retitled": "retitled"})
+    arriving = side("copy", FLASH_TITLE, trimmed)  # the retitled copy's body under the roundup's headline
+    candidates = []
+    for rid in ("retitled", "flash"):
+        ev = compare_sides(arriving, sides[rid], settings)
+        candidates.append(Candidate(SimpleNamespace(id=rid, is_canonical=True), ev, judge(ev, settings.decision, settings.simhash)))
+    assert [c.verdict.reason.value for c in candidates] == ["exact", "near"]
+    got = assign(arriving, candidates, view, settings)
+    assert [(m.into, m.source) for m in got.merges] == [("flash", "retitled")] or \
+        [(m.into, m.source) for m in got.merges] == [("retitled", "flash")]
+    # a copy of the roundup whose body is not the retitled article's tells nothing of it
+    other = side("other", FLASH_TITLE, FLASH_BODY)
+    candidates = [Candidate(SimpleNamespace(id=rid, is_canonical=True), ev, judge(ev, settings.decision, settings.simhash))
+                  for rid, ev in ((rid, compare_sides(other, sides[rid], settings)) for rid in ("retitled", "flash"))]
+    assert assign(other, [c for c in candidates if c.verdict], view, settings).merges == []
+
+
 def test_two_copies_cut_at_either_end_that_overlap_join_through_the_original(make_indexer):
     """Read on burst tune seeds 301, 302 and 307: one copy lost the opening, another the end and its
     headline (retitled with a body sentence). Each holds most of the other's text, but their
