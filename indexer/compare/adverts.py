@@ -5,9 +5,11 @@ claw-machine dealers, freight lines between two cities, phone-tracking software.
 adverts for one kind of product read alike to every embedding, and their headlines share the
 product's words (e5 put two claw-machine dealers' headlines at 0.939), as two fires in one city do.
 What tells them apart, the seller and its number, is no event specific. So an advert is the same
-story as another advert only as a copy of it (exact, SimHash-near, contained), never by meaning.
+story as another text only as a copy of it (exact, SimHash-near, contained), never by meaning.
 Read on burst tune seed 647: a 盐城 claw-machine dealer's advert and another dealer's (彩悦动漫科技)
 were a semantic match (cosine 0.63, event score 0.574, e5 headlines 0.939) and merged two stories.
+It takes one side: a teaser of an advert, cut before its phone lines, no longer reads as one
+(burst tune seed 709: the 盐城 advert's teaser against the other dealer's, event score 0.629).
 
 A text is an advert when it uses two or more different soliciting phrases. One alone is news
 furniture (a hotline under a notice, 联系电话 in a report of a recall): of the 4,586 ccf2019_inews,

@@ -61,7 +61,7 @@ class PairEvidence:
     holds_opening: bool = True  # the text with fewer shingles holds the other's opening (read only where rules.reads_as_a_part)
     headline_alone: bool = False  # one side is a headline without a body, the other an article with one
     textless: bool = False  # one side has no text left after cleaning: nothing to match on (Side.textless)
-    adverts: bool = False  # both sides are advertisements (compare.adverts): a copy of each other or nothing
+    adverts: bool = False  # either side is an advertisement (compare.adverts): a copy or nothing
 
 
 def quoted_sentences(a: Side, b: Side) -> frozenset[str]:
@@ -122,7 +122,7 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
         template=template, specifics=specifics,
         headline_only=a.bodiless and b.bodiless,
         headline_alone=_headline_alone(a, b),
-        roundups=int(a.roundup) + int(b.roundup), quoted_chars=quoted, adverts=a.advert and b.advert,
+        roundups=int(a.roundup) + int(b.roundup), quoted_chars=quoted, adverts=a.advert or b.advert,
         roundup_contained=a.roundup != b.roundup and (a if len(a.shingles) <= len(b.shingles) else b).roundup,
         roundup_cut=a.roundup != b.roundup and title_sim >= QUOTE_TITLE_SIM
         and headline_calls_it_a_roundup((b if a.roundup else a).text.clean_title),

@@ -497,8 +497,8 @@ def rests_on_an_opening(ev: PairEvidence) -> bool:
 def refused_as_semantic(ev: PairEvidence) -> bool:
     """Whether a hard guard refuses the pair as a semantic match, whatever a score, a learned model
     or the verifier says: a templated report, conflicting headline figures or event specifics, a
-    roundup on either side (a roundup is its own story), two advertisements (``compare.adverts``:
-    an advert is its story only as a copy), or a match that rests on one text's opening
+    roundup on either side (a roundup is its own story), an advertisement on either side
+    (``compare.adverts``: an advert is its story only as a copy), or a match that rests on one text's opening
     (``rests_on_an_opening``)."""
     return bool(ev.template or ev.title_numbers_conflict or ev.specifics or ev.roundups or ev.adverts) or (
         rests_on_an_opening(ev))
@@ -664,7 +664,7 @@ def refusal(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettin
     if ev.roundups:
         return "a roundup matches only a copy of itself"
     if ev.adverts:
-        return "two advertisements: an advert matches only a copy of itself"
+        return "an advertisement: it matches only a copy of itself"
     if rests_on_an_opening(ev):
         return "the match rests on the long text's opening alone (lengths over tenfold apart, headlines unrelated)"
     if ev.verifier_cosine is not None:

@@ -54,8 +54,8 @@ def test_two_sellers_adverts_are_no_semantic_match():
     comparer = _comparer()
     ev, verdict = comparer.compare(rec("a", YANCHENG), rec("b", CAIYUE))
     assert ev.adverts and verdict is None
-    assert refusal(ev, comparer.settings.decision, comparer.settings.simhash).startswith("two advertisements")
-    # the same evidence between texts that are not both adverts is a semantic match
+    assert refusal(ev, comparer.settings.decision, comparer.settings.simhash).startswith("an advertisement")
+    # the same evidence between texts that are not adverts is a semantic match
     unguarded = judge(replace(ev, adverts=False), comparer.settings.decision, comparer.settings.simhash)
     assert unguarded is not None and unguarded.reason is Reason.SEMANTIC
 
@@ -66,5 +66,11 @@ def test_a_copy_of_an_advert_still_joins_it():
     dropped = "凡在本公司购买任意娃娃机、礼品机、亲子机、儿童游戏机一年保修、终生维护。"
     ev, verdict = comparer.compare(rec("a", YANCHENG), rec("b", ("【转载】" + title, body.replace(dropped, ""))))
     assert ev.adverts and verdict is not None and verdict.reason in (Reason.EXACT, Reason.NEAR)
-    # an advert against a news report is read as before
-    assert not comparer.compare(rec("a", YANCHENG), rec("c", RECALL))[0].adverts
+    # one side is enough: a teaser of an advert, cut before its soliciting lines, against another seller's
+    teaser = (YANCHENG[0], YANCHENG[1][: YANCHENG[1].index("厂家直销")])
+    assert not is_advert("。".join(teaser))
+    ev, verdict = comparer.compare(rec("a", teaser), rec("b", CAIYUE))
+    assert ev.adverts and verdict is None
+    assert refusal(ev, comparer.settings.decision, comparer.settings.simhash).startswith("an advertisement")
+    # two news reports are read as before
+    assert not comparer.compare(rec("a", RECALL), rec("c", RECALL))[0].adverts

@@ -25,7 +25,7 @@ def test_each_refusal_names_what_decided():
     assert refusal(evidence(specifics="streets differ: '中山路' vs '解放路'"), D, H).startswith("event specifics: streets differ")
     assert refusal(evidence(title_numbers_conflict=True), D, H) == "the headlines' figures conflict"
     assert refusal(evidence(roundups=1), D, H).startswith("a roundup")
-    assert refusal(evidence(adverts=True), D, H).startswith("two advertisements")
+    assert refusal(evidence(adverts=True), D, H).startswith("an advertisement")
     assert refusal(evidence(title_sim=0.1, shingle_ratio=0.05), D, H).startswith("the match rests on the long text's opening")
     assert refusal(evidence(cosine=0.79, title_sim=0.12, verifier_cosine=0.9), D, H) == "verifier: e5 headline cosine 0.900 < 0.92"
     assert refusal(evidence(cosine=0.55, title_sim=0.5), D, H) == "embedding cosine 0.550 < 0.6"
