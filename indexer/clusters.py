@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Protocol
 
-from .compare.evidence import PairEvidence, compare_sides
+from .compare.evidence import PairEvidence, compare_sides, short_pair
 from .compare.rules import Reason, Verdict, judge, near_limit
 from .compare.sides import Side
 from .features.simhash import hamming
@@ -205,7 +205,7 @@ def _told_as_roundup(canonical: Side, bridge: Side, settings: Settings) -> bool:
         return canonical.roundup
     same_body = canonical.text.content_key == bridge.text.content_key
     return same_body or hamming(canonical.text.simhash, bridge.text.simhash) <= near_limit(
-        min(canonical.text.token_count, bridge.text.token_count) < settings.simhash.short_tokens, settings.simhash)
+        short_pair(canonical, bridge, settings), settings.simhash)
 
 
 def _age(view: ClusterView, cluster_id: str) -> tuple:

@@ -73,6 +73,12 @@ def quoted_sentences(a: Side, b: Side) -> frozenset[str]:
     return (a.sentences & b.sentences) - (open_a & open_b) - (close_a & close_b)
 
 
+def short_pair(a: Side, b: Side, settings: Settings) -> bool:
+    """Whether the shorter text is short for SimHash (under ``simhash.short_tokens`` tokens), so
+    its near distance is the tighter ``max_distance_short``."""
+    return min(a.text.token_count, b.text.token_count) < settings.simhash.short_tokens
+
+
 def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
     """Evidence for one pair."""
     if a.textless or b.textless:
@@ -80,7 +86,7 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
                             event_score=None, title_numbers_conflict=False, template=None, textless=True)
     d = settings.decision
     exact = a.text.content_key == b.text.content_key
-    short = min(a.text.token_count, b.text.token_count) < settings.simhash.short_tokens
+    short = short_pair(a, b, settings)
     dist = hamming(a.text.simhash, b.text.simhash)
     cont = containment(a.shingles, b.shingles)
     cosine = float(np.dot(a.vector, b.vector)) if a.vector is not None and b.vector is not None else None

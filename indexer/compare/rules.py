@@ -500,8 +500,8 @@ def refused_as_semantic(ev: PairEvidence) -> bool:
     roundup on either side (a roundup is its own story), an advertisement on either side
     (``compare.adverts``: an advert is its story only as a copy), or a match that rests on one text's opening
     (``rests_on_an_opening``)."""
-    return bool(ev.template or ev.title_numbers_conflict or ev.specifics or ev.roundups or ev.adverts) or (
-        rests_on_an_opening(ev))
+    return bool(ev.template or ev.title_numbers_conflict or ev.specifics or ev.roundups or ev.adverts
+                or rests_on_an_opening(ev))
 
 
 def within_semantic_reach(ev: PairEvidence, decision: DecisionSettings) -> bool:

@@ -418,15 +418,20 @@ class SqliteStore:
         return out
 
     def _by_rid(self, rids: Sequence[int]) -> dict[int, StoredArticle]:
-        """Articles by row id, from the candidate cache where it has them."""
+        """Articles by row id, from the row cache where it has them."""
+        return self._read_through("rid", rids, self._row_cache.by_rid, lambda rid, _: rid)
+
+    def _read_through(self, column: str, keys: Sequence, cached, key_of) -> dict:
+        """Rows by ``column``: those ``cached`` has, the others read from the table and cached;
+        keyed by ``key_of(rid, article)``."""
         with self._lock:
             self._follow_other_writers()
-            found = self._row_cache.by_rid(rids)
-            missing = [rid for rid in rids if rid not in found]
+            found = cached(keys)
+            missing = [k for k in keys if k not in found]
             if missing:
-                read = self._select_in("rid", missing)
+                read = self._select_in(column, missing)
                 self._row_cache.put(read)
-                found.update(read)
+                found.update((key_of(rid, a), a) for rid, a in read)
         return found
 
     def _follow_other_writers(self) -> None:
@@ -448,15 +453,8 @@ class SqliteStore:
 
     # ---- the Store protocol ------------------------------------------------------------------------
     def get_many(self, ids: Sequence[str]) -> dict[str, StoredArticle]:
-        with self._lock:
-            self._follow_other_writers()
-            found = self._row_cache.by_id(ids)  # a batch's candidates' canonicals: asked batch after batch
-            missing = [i for i in ids if i not in found]
-            if missing:
-                read = self._select_in("id", missing)
-                self._row_cache.put(read)
-                found.update((a.id, a) for _, a in read)
-        return found
+        # cached too: a batch's candidates' canonicals are asked for batch after batch
+        return self._read_through("id", ids, self._row_cache.by_id, lambda _, a: a.id)
 
     def find_by_canonical_url(self, urls: Sequence[str]) -> dict[str, StoredArticle]:
         found: dict[str, StoredArticle] = {}
