@@ -28,8 +28,9 @@ from .html import html_to_text, is_whole_page, page_text
 # dateline is read off, a site name after —— in a headline. 8: a date in brackets at a headline's
 # end (an edition's date) stays; a list item starts its own line in a hard-wrapped text; 点赞 is
 # furniture only as a prompt. 9: a part (上, 下) or an exam paper (江苏卷) in brackets at a headline's
-# end stays. 10: a headline of credit fields alone (来源:X 编辑:Y) cleans to nothing.
-CLEANING_VERSION = "clean10"
+# end stays. 10: a headline of credit fields alone (来源:X 编辑:Y) cleans to nothing. 11: a byline
+# glued to the lead without brackets (记者张三 通讯员李四 ...); page links (1 2 下一页).
+CLEANING_VERSION = "clean11"
 
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
 
@@ -103,13 +104,14 @@ _BOILERPLATE_LINE = re.compile(
     r".{0,12}?(?:首席|见习|实习|特约|驻站)?(?:记者|通讯员)\s*[:：]?\s*" + _NAMES
     + r"(?:\s*(?:通讯员|实习生|记者|摄影)\s*" + _NAMES + r")*\s*(?:报道|摄影?|采写|文/图|整理)?|"
     # Read-more and expand stubs: 点击阅读全文, 展开全文, 继续阅读, 查看更多, 更多精彩:
-    r".{0,20}(?:点击|阅读)(?:阅读)?(?:全文|原文|更多)[^。!?]{0,20}|"
+    r".{0,20}(?:点击|阅读)[「“\"]?(?:阅读)?(?:全文|原文|更多)[」”\"]?[^。!?]{0,20}!*|"
     r".{0,6}(?:展开全文|展开全部|继续阅读|查看全文|查看更多|加载更多|更多精彩|精彩推荐|点击查看)[^。!?]{0,20}|"
     # Share bars, follow prompts and forum chrome
     # 点赞 as a prompt (点赞 转发, 欢迎点赞), not as news (百姓点赞: a digest item's headline)
     r".{0,10}(?:分享到|分享至|转发到|扫一扫|扫码|长按识别|二维码|关注我们|关注公众号|微信公众号|点个在看"
     r"|(?<![\u4e00-\u9fff])点赞|(?:请|记得|欢迎|别忘了?|顺手|随手|动动手指|喜欢就|不错就|帮忙|转发|分享|收藏)[^。]{0,4}点赞)[^。]{0,30}|"
-    r"(?:(?:关注|分享|转发|收藏|点赞|在看|评论|举报|反馈|微信|微博|朋友圈|qq空间|qq|打印|纠错)[\s+|/、,·]*){1,10}|"
+    # (? is an emoji an encoding lost: ?关注??转发??)
+    r"\?*(?:(?:关注|分享|转发|收藏|点赞|在看|评论|举报|反馈|微信|微博|朋友圈|qq空间|qq|打印|纠错)[\s+|/、,·?]*){1,10}|"
     # A page's font-size bar, alone or after the byline or date line it ends (记者 X 字号:大 中 小 打印)
     r"(?:[^。!?]{0,40}\s)?" + _FONT_SIZE_BAR + r"|"
     r"(?:下载附件|请点击输入图片描述|您需要\s*登录|马上注册).{0,60}|"
@@ -148,6 +150,8 @@ _BOILERPLATE_LINE = re.compile(
     # Navigation and end marks
     r"(?:上一篇|下一篇|上一条|下一条|" + _LIST_HEADERS + r")[:：]?[^。]{0,60}|"
     r"(?:返回|回到)(?:顶部|首页|搜狐|网易|文章首页).{0,10}|"
+    # page links: 下一页, 1 2 下一页, 未完,请点击下一页
+    r"(?:未完(?:待续)?[,，]?\s*)?(?:请)?(?:点击)?(?:进入)?[\[\]\d\s]*(?:上一页|下一页)(?:[\[\]\d\s]|上一页|下一页)*|"
     r"【?(?:纠错|打印|关闭|收藏)】?(?:\s*【?(?:纠错|打印|关闭|收藏)】?)*|"
     r"(?:end|完|全文完|\(完\)|【完】)[\s\-—_=~*]*"
     r")\s*$",
@@ -162,6 +166,12 @@ _INLINE_CREDIT = re.compile(
     r"(?:资料图片?|资料照片|网络图片|图片来自网络|图片来源于?网络|视频截图|网络配图|图源网络|受访者供图|图文无关)"
     r")[^\S\n]*[)）]"
 )
+_BYLINE_NAMES = r"[\u4e00-\u9fff·]{2,4}(?:[ 、]+[\u4e00-\u9fff·]{2,4}){0,5}"
+_LEAD_BYLINE = (
+    r"(?:本报|新华社|中新社)?(?:首席|见习|实习|特约|驻站|全媒体)?(?:"
+    r"记者\s*" + _BYLINE_NAMES + r"\s+(?:(?:通讯员|实习生|记者)\s*" + _BYLINE_NAMES + r"\s+)+|"
+    r"记者\s+" + _BYLINE_NAMES + r"\s+)(?:报道[:：]?\s*)?(?=\S)"
+)
 # Leads in front of a story: 中新网12日电, 新华社北京3月5日电(记者 X), 东方网 3 月 5 日消息:, 本报讯,
 # 龙虎网讯, 据英国《每日邮报》5日报道, 新华社消息, — and a 【source tag】 before them. 电, 讯 and 消息
 # must end a word (电话, 讯问 and 消息称 are content), and the date must be there for unknown outlets.
@@ -172,10 +182,14 @@ _LEADING_DATELINE_SOURCE = re.compile(
     r"[\w·.\-]{1,24}?\s*(?:\([\w·]{1,8}\))?\s*(?:(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*)?\d{1,2}\s*日\s*(?:电|讯|消息)(?=[\s,:(]|$)|"
     r"[\w·\-]{1,16}?(?:网|报|社|台|在线|新闻|头条|客户端)(?:讯|消息)(?=[\s,:(]|$)"
     r")[\s,:]*(?:\([^()\n]{1,30}\)\s*)?|"
+    # a byline glued to the lead without brackets, told by its spaces or by a second role (记者张三
+    # 通讯员李四 ..., 本报记者 张三 ...): a name's last character and the story's first are never
+    # told apart without them (记者 刘广超 通讯员 杜聪聪交警拦下 stays)
+    r"^\s*" + _LEAD_BYLINE + r"|"
     # or a tag alone: 【快讯】, 【独家】 in front of the lead
     r"^\s*【[^】\n]{1,40}】\s*"
 )
-_DATELINE_HINT = re.compile(r"^\s*(?:【|本|据|.{0,40}?(?:讯|电|消息))")
+_DATELINE_HINT = re.compile(r"^\s*(?:【|本|据|记者|.{0,40}?(?:讯|电|消息))")
 # Footers glued to the end of a paragraph: sohu's 返回搜狐,查看更多 责任编辑:, (责任编辑:X), and a
 # photo credit after its caption (…开业。 记者 程凌润 摄).
 _TRAILING_FURNITURE = re.compile(

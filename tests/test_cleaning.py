@@ -282,6 +282,12 @@ def test_story_without_furniture_is_clean_body_of_itself():
     # stacked by reposts of reposts (中新网's copies of Hong Kong papers: 18 ccf2019_inews bodies)
     "中新网12月14日电 据香港《大公报》报道,",
     "据封面新闻报道,(封面新闻记者 许诺)齐鲁晚报讯 中新网3日电 ",
+    # a byline glued to the lead, without brackets
+    "记者冯晓 通讯员吴昊 ",
+    "据大河报报道,记者冯晓 通讯员吴昊 ",
+    "本报记者 张三 李四 ",
+    "首席记者 蒋大伟 通讯员 宋敢 王嵊奥 ",
+    "中新网12日电 记者 王小明 ",
 ])
 def test_leads_are_removed(lead):
     assert clean_body(lead + STORY) == STORY
@@ -293,6 +299,8 @@ def test_leads_are_removed(lead):
     "公司5日消息称,新厂将于下月投产。",  # 消息称 is the story's own sourcing
     "据了解,事发客车涉嫌超载,农用车司机已被警方带走。",
     "本报记者在现场看到,救援仍在进行。",
+    "记者张三说,他在现场看到了救援。",  # no space, no second role: 张三说 is not told from a name
+    "记者 了解到,事发客车涉嫌超载。",
 ])
 def test_sentences_that_start_like_leads_are_kept(sentence):
     assert clean_body(sentence) == sentence
@@ -328,6 +336,11 @@ def test_sentences_that_start_like_leads_are_kept(sentence):
     "版权归原作者所有,如有侵权请联系我们删除。",
     "copyright 2018 商丘网",
     "下载新浪新闻客户端,阅读更多精彩内容",
+    "未完,请点击下一页",
+    "↓↓点击「阅读原文」,更多哈士奇等着你哦!!",
+    "?关注??",
+    "1 2 下一页",
+    "12下一页 12下一页",
     "打开app阅读全文",
     "打开APP,查看更多高清图片",
     "客户端中查看",
