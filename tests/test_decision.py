@@ -489,6 +489,34 @@ def test_two_copies_that_each_lost_another_item_of_a_list_are_no_templated_repor
     assert story_template_difference(title, lead + liu + xia + li, title, lead + liu + xia + li.replace("32112319", "32102719")) is not None
 
 
+def test_two_copies_that_each_lost_other_numbered_items_are_no_templated_report():
+    """Read on burst tune seed 737: a report in three numbered items (1巡察利剑…, 2警示教育…,
+    3监察监督…向农村基层延伸). One copy dropped items 2 and 3 but kept item 2's paragraph, another
+    was cut before item 1, so item 1's heading paired with item 3's as a substituted number. The
+    numbers of the frame's sentences run 1, 2, 3 across the two texts with none in both: items of
+    one list. Two reports that each keep the whole list, or differ in a figure alone, stay apart."""
+    opening = "去年以来，鼎湖区纪委不断创新举措，通过三个有效延伸，净化农村基层政治生态。"
+    item_1 = "1巡察利剑向农村基层延伸。在区委巡察的基础上，全市率先探索开展村级巡察。"
+    item_2 = "2警示教育向农村基层延伸。"
+    paragraph_2 = "为把廉政教育对象下移到最基层，专门针对村两委干部开展专题式警示教育。"
+    item_3 = "3监察监督向农村基层延伸。区监察委在7个镇设立监察工作室，并向81个村派驻纪检监察岗。"
+    title = "鼎湖：三延伸深入治理农村基层微腐败"
+    assert story_template_difference(title, opening + item_1 + paragraph_2, title, item_2 + paragraph_2 + item_3) is None
+    # two lists of one template, each whole, pair item with item: the substituted slot stays
+    other = "去年以来，端州区纪委不断创新举措，通过三个有效延伸，净化农村基层政治生态。"
+    assert story_template_difference(title, opening + item_1 + item_2 + item_3,
+                                     title, other + item_1 + item_2 + item_3.replace("7个镇", "9个镇")) is not None
+    # a sentence of the frame without a number: no numbered list
+    from indexer.compare.rules import _lost_numbered_items
+    heading_1, heading_3 = "1巡察利剑向农村基层延伸。", "3监察监督向农村基层延伸。"
+    assert _lost_numbered_items(heading_1, heading_3, opening + item_1 + paragraph_2, item_2 + paragraph_2 + item_3)
+    assert not _lost_numbered_items(heading_1, heading_3, opening + item_1 + paragraph_2,
+                                    item_2 + paragraph_2 + item_3 + "廉情监督向农村基层延伸。")
+    # sentences opening with a figure are no items: 3人 against 5人 is a substituted figure
+    assert story_template_difference(title, "3人在事故中死亡，另有2人受伤。" + paragraph_2,
+                                     title, "5人在事故中死亡，另有2人受伤。" + paragraph_2) is not None
+
+
 # ---- Taiwan and Hong Kong vocabulary ---------------------------------------------------------------
 # A Taiwan site converting mainland news with OpenCC's s2twp writes 軟體 for 软件, 專案 for 项目, 網路
 # for 网络, 計程車 for 出租车: folded to simplified characters, still other words. Before the

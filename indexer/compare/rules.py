@@ -427,6 +427,37 @@ def _lost_list_items(sa: str, sb: str, part_a: str, part_b: str, whole_a: str, w
     return any(_one_frame(s, sa) and _one_frame(s, sb) for s in _shared_sentences(part_a, part_b))
 
 
+# A list item's number opening a sentence: 1巡察利剑…, 2、…, (三)…
+_ITEM_NUMBER = re.compile(r"^[(（]?(\d{1,2}|[一二三四五六七八九十]{1,3})(?:[)）、.．]|(?=[\u4e00-\u9fff]))")
+# Items of one list, read across both texts, from which two numbered sentences are its items.
+MIN_LIST_ITEMS = 3
+
+
+def _item_number(sentence: str) -> float | None:
+    m = _ITEM_NUMBER.match(sentence)
+    return chinese_number(m.group(1)) if m else None
+
+
+def _lost_numbered_items(sa: str, sb: str, part_a: str, part_b: str) -> bool:
+    """Whether ``sa`` and ``sb`` are two numbered items of one list, each text having lost the
+    other's (1巡察利剑向农村基层延伸 against 3监察监督向农村基层延伸: a copy that dropped items 2 and 3
+    against one cut before item 1; burst tune seed 737). The sentences of their frame in both
+    texts carry numbers, no number in both, at least ``MIN_LIST_ITEMS`` of them in one unbroken
+    run, and the two differ in more than their numbers. Two templated reports keep their whole
+    lists, so each item pairs with the other's item of the same number; and 3人死亡 against
+    5人死亡 differ in their figure alone."""
+    na, nb = _item_number(sa), _item_number(sb)
+    if na is None or nb is None or na == nb or _ITEM_NUMBER.sub("", sa) == _ITEM_NUMBER.sub("", sb):
+        return False
+    def numbers(part: str) -> list[float | None]:
+        return [_item_number(s) for s, _ in _sentence_grams(part) if s in (sa, sb) or _one_frame(s, sa) or _one_frame(s, sb)]
+    found = numbers(part_a) + numbers(part_b)
+    if None in found or len(found) < MIN_LIST_ITEMS:
+        return False  # a sentence of the frame without a number: no numbered list
+    run = sorted(found)
+    return run == [run[0] + k for k in range(len(run))]
+
+
 def _one_frame(a: str, b: str) -> bool:
     return SequenceMatcher(None, a, b, autojunk=False).ratio() >= ALIGNED_SENTENCE_RATIO
 
@@ -475,7 +506,8 @@ def story_template_difference(
     part_a, part_b = _opening(body_a, diff_chars), _opening(body_b, diff_chars)
     for sa, sb in _aligned_pairs(part_a, part_b):
         found = _substitution(sa, sb, whole_a, whole_b, 4, slots, subject_names=True, list_items=True)
-        if found and not _lost_list_items(sa, sb, part_a, part_b, whole_a, whole_b):
+        if found and not _lost_list_items(sa, sb, part_a, part_b, whole_a, whole_b) \
+                and not _lost_numbered_items(sa, sb, part_a, part_b):
             return found
     return None
 
@@ -616,8 +648,11 @@ def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings
         # or longer and holding the whole roundup (burst tune seed 227: a roundup's teaser inside
         # a reworded copy of the full roundup), or the roundup cut short under its own headline,
         # too few of its items left to tell it as one (burst tune seed 265: two teasers of one
-        # 财经新闻汇总, one cut after its second item).
-        if ev.containment >= decision.near_containment and (
+        # 财经新闻汇总, one cut after its second item). Two roundups whose headlines' figures
+        # conflict are two editions (05月24日…等3条要闻 against 05月30日…等5条要闻), however many
+        # items one repeats of the other (held-out tune seed 536).
+        two_editions = ev.roundups == 2 and ev.title_numbers_conflict
+        if ev.containment >= decision.near_containment and not two_editions and (
             ev.roundups != 1 or ev.shingle_ratio >= decision.near_containment or ev.roundup_contained or ev.roundup_cut
         ) and not holds_only_a_frame(ev, decision):
             return Verdict(Reason.NEAR, round(ev.containment, 4))

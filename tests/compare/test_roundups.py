@@ -177,6 +177,24 @@ def test_a_roundup_matches_its_own_copies(make_indexer):
     assert evidence.roundups == 2 and verdict is not None and verdict.reason.value in ("exact", "near"), evidence
 
 
+def test_two_editions_of_a_digest_are_two_roundups(make_indexer):
+    """Held-out tune seed 536: a digest of three stories and another day's digest of five, which
+    repeats those three, were near copies by containment (0.82). Their headlines' figures
+    conflict (05月24日…3条 against 05月30日…5条): two editions, not a copy and its original."""
+    ix = make_indexer()
+    later = rec("later", "晚间要闻｜10月31日，10月CPI同比上涨2.1%等5条要闻", "\n".join([
+        "今天有哪些新闻值得关注？一起来看。", *BRIEFING_BODY.split("\n"),
+        "4. 南京一购物中心突发大火", lead(FIRE), "5. 城关警方二维码智慧警务助推窗口服务", "城关公安分局创新工作举措，提升窗口服务水平。",
+    ]))
+    evidence, verdict = ix.compare(BRIEFING, later)
+    assert evidence.roundups == 2 and evidence.containment >= ix.settings.decision.near_containment, evidence
+    assert evidence.title_numbers_conflict and verdict is None, evidence
+    # the same digest retitled without conflicting figures is still its copy
+    copy = rec("copy", "晚间要闻｜10月CPI同比上涨2.1%等3条要闻", "\n".join(["今天有哪些新闻值得关注？一起来看。", *BRIEFING_BODY.split("\n")]))
+    evidence, verdict = ix.compare(BRIEFING, copy)
+    assert evidence.roundups == 2 and verdict is not None, evidence
+
+
 def test_a_roundup_starts_its_own_cluster_whatever_the_order(make_indexer):
     for order in ([CPI_REPORT, CPI_TEASER, BRIEFING], [BRIEFING, CPI_TEASER, CPI_REPORT]):
         ix = make_indexer()
