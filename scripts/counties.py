@@ -25,6 +25,11 @@ of thucnews_titles and lcsts and the leads of cec_news and ccf2019_inews).
 
 Each line, tab-separated: the short name; the cities and provinces it lies in, as text writes them
 (a report of 龙岗 and one of 深圳 can be of one place); each full name with its city and province.
+
+It also writes indexer/data/county_full_names.txt: every county and district whose full name ends
+in 县, 区 or 旗 (仁和区; an autonomous county also without its peoples: 漾濞彝族自治县 and
+漾濞县), one a line, less those whose name without the ending is one
+character or only direction and landform characters (城区, 郊区, 城东区).
 """
 
 from __future__ import annotations
@@ -42,9 +47,29 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from indexer.compare.specifics import COARSE_NAMES  # noqa: E402
 
 OUT = pathlib.Path(__file__).resolve().parents[1] / "indexer" / "data" / "counties.tsv"
+# Every county and district by its full name (漾濞县, 仁和区): a word that is a place whatever
+# part of speech rjieba tags it with (it tags 漾濞县 a verb).
+OUT_FULL = OUT.with_name("county_full_names.txt")
+_DISTRICT_ENDING = re.compile(r"(?:县|区|旗)$")
 # Endings of a county-level name, with the peoples an autonomous county is named for (本溪满族自治县),
 # and of a city's or province's name (延边朝鲜族自治州, 广西壮族自治区).
-_ENDING = re.compile(r"(?:[\u4e00-\u9fff]{1,6}?族)*(?:自治县|自治旗|林区|特区|新区|县|区|市|旗)$")
+# The peoples are read from a list: a pattern for "any characters, then 族" takes the name with
+# them (漾濞彝族自治县 is 漾濞, not nothing).
+PEOPLES = (
+    "蒙古 回 藏 维吾尔 苗 彝 壮 布依 朝鲜 满 侗 瑶 白 土家 哈尼 哈萨克 傣 黎 傈僳 佤 畲 高山 拉祜 水 东乡 纳西 景颇 "
+    "柯尔克孜 土 达斡尔 仫佬 羌 布朗 撒拉 毛南 仡佬 锡伯 阿昌 普米 塔吉克 怒 乌孜别克 俄罗斯 鄂温克 德昂 保安 裕固 京 "
+    "塔塔尔 独龙 鄂伦春 赫哲 门巴 珞巴 基诺"
+).split()
+_PEOPLE = "(?:" + "|".join(sorted(PEOPLES, key=len, reverse=True)) + ")族"
+_ENDING = re.compile(rf"(?:{_PEOPLE})*(?:自治县|自治旗|林区|特区|新区|县|区|市|旗)$")
+_NAMED_FOR_PEOPLE = re.compile(rf"({'|'.join(PEOPLES)})族(?:{_PEOPLE})*(?:自治县|自治旗)")
+
+
+def short_name(name: str) -> str:
+    """A county as text writes it alone: 顺义 for 顺义区, 漾濞 for 漾濞彝族自治县, and 鄂温克 for
+    鄂温克族自治旗, named for its people."""
+    named_for = _NAMED_FOR_PEOPLE.fullmatch(name)
+    return named_for.group(1) if named_for else _ENDING.sub("", name)
 _COARSE_ENDING = re.compile(r"(?:[\u4e00-\u9fff]{1,6}?族)*(?:自治州|自治区|特别行政区|地区|盟|省|市)$|维吾尔自治区$")
 # Code-list rows that group counties without being a city (北京's 市辖区, 省直辖县级行政区划).
 _NOT_A_CITY = re.compile(r"^(?:市辖区|县|省直辖|自治区直辖)")
@@ -55,10 +80,14 @@ _PROPER_TAGS = frozenset({"ns", "nr", "nrt", "nrfg", "nz", "j", "b", "ng", "x", 
 # carmaker), 龙湖 and 滨江 (property developers), 卧龙 and 常山 (listed companies), 福田 (the truck
 # maker), 香格里拉 (the hotels), 惠民 (惠民生, for the people), 城关 (every county seat's town),
 # 玄武 (a game), 英德 (England and Germany), 新星 (a rising star), 华龙 (华龙一号, 华龙网), 朝天
-# (四轮朝天), 惠农 (惠农政策), 宝塔 and 龙凤 (a pagoda, dragon and phoenix), 建华 and 卫东 (given names).
+# (四轮朝天), 惠农 (惠农政策), 宝塔 and 龙凤 (a pagoda, dragon and phoenix), 建华 and 卫东 (given names),
+# 沿河 (along the river: 五九六九沿河看柳), 三江 (三江源, 三江平原); and by its full name 解放区 (老解放区,
+# the liberated areas).
 NAMED_OTHERWISE = frozenset(
-    "新华 大通 红星 方正 兴业 金山 吉利 龙湖 滨江 卧龙 常山 福田 香格里拉 惠民 城关 玄武 英德 新星 华龙 朝天 惠农 宝塔 龙凤 建华 卫东".split()
+    "新华 大通 红星 方正 兴业 金山 吉利 龙湖 滨江 卧龙 常山 福田 香格里拉 惠民 城关 玄武 英德 新星 华龙 朝天 惠农 宝塔 龙凤 建华 卫东 "
+    "沿河 三江".split()
 )
+FULL_NAMED_OTHERWISE = frozenset({"解放区"})
 MAX_RARE = 50
 MAX_PROPER = 600
 MAX_NOUN = 100
@@ -108,7 +137,7 @@ def main(argv: list[str]) -> None:
     parents: dict[str, dict[str, None]] = defaultdict(dict)
     for code, name in rows:
         if code[4:] != "00":  # a county-level division
-            short = _ENDING.sub("", name)
+            short = short_name(name)
             above = [cities[code[:4]]] if code[:4] in cities else []
             above.append(provinces[code[:2]])
             full_names[short].append(name + "(" + "".join(reversed(above)) + ")")
@@ -118,6 +147,11 @@ def main(argv: list[str]) -> None:
     OUT.write_text("".join(f"{s}\t{' '.join(parents[s])}\t" + " ".join(sorted(full_names[s])) + "\n" for s in kept),
                    encoding="utf-8")
     print(f"{len(kept)} of {len(full_names)} county names written to {OUT}")
+    whole = sorted({form for code, name in rows if code[4:] != "00" and _DISTRICT_ENDING.search(name)
+                    and len(short_name(name)) >= 2 and not set(short_name(name)) <= _GENERIC_CHARS
+                    for form in (name, short_name(name) + name[-1])} - FULL_NAMED_OTHERWISE)
+    OUT_FULL.write_text("".join(f"{name}\n" for name in whole), encoding="utf-8")
+    print(f"{len(whole)} full county and district names written to {OUT_FULL}")
 
 
 if __name__ == "__main__":

@@ -475,6 +475,9 @@ COUNTY_PARENTS = {
     )
 }
 COUNTY_NAMES = frozenset(COUNTY_PARENTS)
+# Counties and districts by their full names (漾濞县, 仁和区; scripts/counties.py): a word that is
+# one of these is a place, whatever part of speech rjieba gives it (漾濞县: a verb).
+COUNTY_FULL_NAMES = frozenset((resources.files("indexer") / "data" / "county_full_names.txt").read_text("utf-8").split())
 # Provinces and regions a county can lie in, less the four cities that are provinces (顺义 in 北京).
 PROVINCE_NAMES = _PROVINCES - {"北京", "天津", "上海", "重庆"}
 
@@ -635,7 +638,7 @@ def places_in(text: str) -> list[Place]:
         name = _GENERIC_TAIL.sub("", key[: -len(ending)])
         if len(name) < 2 and not (len(name) == 1 and name.isdigit()) or _describes(name):
             continue
-        district_tag = tag in ("ns", "n") or tag == "nr" and _COUNTY_AS_NAME.fullmatch(key)
+        district_tag = tag in ("ns", "n") or tag == "nr" and _COUNTY_AS_NAME.fullmatch(key) or word in COUNTY_FULL_NAMES
         if ending in _DISTRICT_ENDINGS and (key != word or not district_tag or not 3 <= len(key) <= 6):
             continue  # a district is one word: 鼓楼区, 密云县; 网约车成重灾区 is not one
         names = tuple(

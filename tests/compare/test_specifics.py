@@ -301,6 +301,22 @@ def test_counties_tagged_as_names_are_places():
     assert specifics_conflict(a, b).startswith("places differ")
 
 
+def test_counties_by_their_full_names_are_places_whatever_their_tag():
+    # rjieba tags 漾濞县 a verb. A quake report there and another of a quake of the same magnitude
+    # at 仁和区 and 会理县 (held-out tune seed 537, a templated report against a cec_news report
+    # re-dated by the set) differ in their places.
+    assert [p.key for p in places_in("在云南大理州漾濞县(北纬25.91度,东经99.87度)发生6.1级地震")] == ["漾濞县"]
+    a = spec("云南大理州漾濞县发生6.1级地震", "中国地震台网正式测定:今日1时52分在云南大理州漾濞县发生6.1级地震。")
+    b = spec("四川发生6.1级地震波及云南多个地区",
+             "今日十六时三十分,四川省攀枝花市仁和区与凉山彝族自治州会理县交界处发生6.1级地震,云南多地有强烈震感。")
+    assert specifics_conflict(a, b).startswith("places differ")
+    # an autonomous county is written without its peoples too (scripts/counties.py)
+    from indexer.compare.specifics import COUNTY_FULL_NAMES, COUNTY_PARENTS
+
+    assert {"漾濞县", "漾濞彝族自治县", "鄂温克旗"} <= COUNTY_FULL_NAMES and "城区" not in COUNTY_FULL_NAMES
+    assert COUNTY_PARENTS["漾濞"] == ("大理", "云南")
+
+
 def test_a_name_in_quotes_before_a_place_word_is_a_place():
     found = {p.key: p for p in places_in("莫斯科东部的“切尔基佐夫”市场发生爆炸，南京“金鹰”商场的王先生说")}
     assert set(found) == {"切尔基佐夫市场", "金鹰商场"}
