@@ -29,7 +29,8 @@ from .html import html_to_text, is_whole_page, page_text
 # end (an edition's date) stays; a list item starts its own line in a hard-wrapped text; 点赞 is
 # furniture only as a prompt. 9: a part (上, 下) or an exam paper (江苏卷) in brackets at a headline's
 # end stays. 10: a headline of credit fields alone (来源:X 编辑:Y) cleans to nothing. 11: a byline
-# glued to the lead without brackets (记者张三 通讯员李四 ...); page links (1 2 下一页).
+# glued to the lead without brackets (记者张三 通讯员李四 ...); page links (1 2 下一页); subscribe
+# prompts (点击上方“X”关注我们), alone or glued to the lead.
 CLEANING_VERSION = "clean11"
 
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
@@ -106,6 +107,8 @@ _BOILERPLATE_LINE = re.compile(
     # Read-more and expand stubs: 点击阅读全文, 展开全文, 继续阅读, 查看更多, 更多精彩:
     r".{0,20}(?:点击|阅读)[「“\"]?(?:阅读)?(?:全文|原文|更多)[」”\"]?[^。!?]{0,20}!*|"
     r".{0,6}(?:展开全文|展开全部|继续阅读|查看全文|查看更多|加载更多|更多精彩|精彩推荐|点击查看)[^。!?]{0,20}|"
+    # Subscribe prompts over a public account's post: 点击上方“大虞发布”可以订阅哦, 点击上方蓝色字体,关注我们
+    r"点击上方[^。\n]{0,40}|"
     # Share bars, follow prompts and forum chrome
     # 点赞 as a prompt (点赞 转发, 欢迎点赞), not as news (百姓点赞: a digest item's headline)
     r".{0,10}(?:分享到|分享至|转发到|扫一扫|扫码|长按识别|二维码|关注我们|关注公众号|微信公众号|点个在看"
@@ -186,10 +189,12 @@ _LEADING_DATELINE_SOURCE = re.compile(
     # 通讯员李四 ..., 本报记者 张三 ...): a name's last character and the story's first are never
     # told apart without them (记者 刘广超 通讯员 杜聪聪交警拦下 stays)
     r"^\s*" + _LEAD_BYLINE + r"|"
+    # a subscribe prompt glued to the lead: 点击上方“海外安全体系”关注我们近日,…
+    r"^\s*点击上方[^。\n]{0,30}?(?:关注(?:我们|俺)?|订阅哦?)[!?。,↑\s]*(?=\S)|"
     # or a tag alone: 【快讯】, 【独家】 in front of the lead
     r"^\s*【[^】\n]{1,40}】\s*"
 )
-_DATELINE_HINT = re.compile(r"^\s*(?:【|本|据|记者|.{0,40}?(?:讯|电|消息))")
+_DATELINE_HINT = re.compile(r"^\s*(?:【|本|据|记者|点击上方|.{0,40}?(?:讯|电|消息))")
 # Footers glued to the end of a paragraph: sohu's 返回搜狐,查看更多 责任编辑:, (责任编辑:X), and a
 # photo credit after its caption (…开业。 记者 程凌润 摄).
 _TRAILING_FURNITURE = re.compile(

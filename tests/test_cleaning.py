@@ -288,6 +288,9 @@ def test_story_without_furniture_is_clean_body_of_itself():
     "本报记者 张三 李四 ",
     "首席记者 蒋大伟 通讯员 宋敢 王嵊奥 ",
     "中新网12日电 记者 王小明 ",
+    # a subscribe prompt glued to the lead
+    "点击上方“海外安全体系”关注我们",
+    "点击上方“智慧天目”可以订阅哦!",
 ])
 def test_leads_are_removed(lead):
     assert clean_body(lead + STORY) == STORY
@@ -301,6 +304,7 @@ def test_leads_are_removed(lead):
     "本报记者在现场看到,救援仍在进行。",
     "记者张三说,他在现场看到了救援。",  # no space, no second role: 张三说 is not told from a name
     "记者 了解到,事发客车涉嫌超载。",
+    "点击上方的按钮即可开始游戏,玩家需要先注册账号。",  # a sentence, no prompt
 ])
 def test_sentences_that_start_like_leads_are_kept(sentence):
     assert clean_body(sentence) == sentence
@@ -339,6 +343,8 @@ def test_sentences_that_start_like_leads_are_kept(sentence):
     "未完,请点击下一页",
     "↓↓点击「阅读原文」,更多哈士奇等着你哦!!",
     "?关注??",
+    "点击上方“大虞发布”可以订阅哦???",
+    "点击上方蓝色字体,关注我们",
     "1 2 下一页",
     "12下一页 12下一页",
     "打开app阅读全文",
