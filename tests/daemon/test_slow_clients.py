@@ -183,7 +183,7 @@ def test_body_shorter_than_its_content_length_gets_400_after_the_read_timeout(da
 
 def test_two_thousand_stalled_connections_leave_healthz_answering(daemons):
     """The issue's measurement: 2,000 clients send headers and stall. The stdlib server held 2,004
-    threads and 440 MB; here /healthz answers within a second, threads stay flat and memory small."""
+    threads and 440 MB; here /healthz answers while they stall, threads stay flat and memory small."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < 4500:  # 2,000 sockets here, 2,000 in the daemon (it inherits this)
         if hard != resource.RLIM_INFINITY and hard < 4500:
@@ -203,9 +203,10 @@ def test_two_thousand_stalled_connections_leave_healthz_answering(daemons):
             stalled.append(s)
         d.wait_for(lambda: _sockets(d.proc.pid) >= sockets_before + 2000 - PROBE_SLACK, 30, "2,000 connections accepted")
         for _ in range(3):
-            began = time.monotonic()
+            # The bound is the request's timeout, far below the stalled clients' 30 s read timeout: a
+            # server that queued /healthz behind them would time out here. (Not a latency figure: a
+            # second-long bound failed on a busy machine, 1.1 s, while it answered.)
             assert d.request("GET", "/healthz", timeout=5).status == 200
-            assert time.monotonic() - began < 1.0
         assert _threads(d.proc.pid) <= baseline_threads + 4 + 5  # the handler pool at most
         assert _rss_mb(d.proc.pid) - baseline_rss < 100  # a few kB a connection, not a thread stack
         assert d.metric("newsdedup_daemon_http_refused_total{limit=connections}") == 0  # all within the cap
