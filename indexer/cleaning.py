@@ -169,6 +169,7 @@ _INLINE_CREDIT = re.compile(
     r"(?:资料图片?|资料照片|网络图片|图片来自网络|图片来源于?网络|视频截图|网络配图|图源网络|受访者供图|图文无关)"
     r")[^\S\n]*[)）]"
 )
+# ``_NAMES`` without the comma: in a lead, what follows a comma is the story (李四 近日,…).
 _BYLINE_NAMES = r"[\u4e00-\u9fff·]{2,4}(?:[ 、]+[\u4e00-\u9fff·]{2,4}){0,5}"
 _LEAD_BYLINE = (
     r"(?:本报|新华社|中新社)?(?:首席|见习|实习|特约|驻站|全媒体)?(?:"

@@ -70,6 +70,8 @@ def short_name(name: str) -> str:
     鄂温克族自治旗, named for its people."""
     named_for = _NAMED_FOR_PEOPLE.fullmatch(name)
     return named_for.group(1) if named_for else _ENDING.sub("", name)
+
+
 _COARSE_ENDING = re.compile(r"(?:[\u4e00-\u9fff]{1,6}?族)*(?:自治州|自治区|特别行政区|地区|盟|省|市)$|维吾尔自治区$")
 # Code-list rows that group counties without being a city (北京's 市辖区, 省直辖县级行政区划).
 _NOT_A_CITY = re.compile(r"^(?:市辖区|县|省直辖|自治区直辖)")
@@ -135,6 +137,7 @@ def main(argv: list[str]) -> None:
               if code[4:] == "00" and code[2:] != "0000" and not _NOT_A_CITY.match(name)}
     full_names: dict[str, list[str]] = defaultdict(list)
     parents: dict[str, dict[str, None]] = defaultdict(dict)
+    whole: set[str] = set()  # the county-level names ending in 县, 区 or 旗, as written whole
     for code, name in rows:
         if code[4:] != "00":  # a county-level division
             short = short_name(name)
@@ -142,16 +145,16 @@ def main(argv: list[str]) -> None:
             above.append(provinces[code[:2]])
             full_names[short].append(name + "(" + "".join(reversed(above)) + ")")
             parents[short].update(dict.fromkeys(short_coarse_name(n) for n in above))
+            if _DISTRICT_ENDING.search(name) and len(short) >= 2 and not set(short) <= _GENERIC_CHARS:
+                whole.update((name, short + name[-1]))
     words = jieba_words()
     kept = sorted(s for s in full_names if read_bare(s, words))
     OUT.write_text("".join(f"{s}\t{' '.join(parents[s])}\t" + " ".join(sorted(full_names[s])) + "\n" for s in kept),
                    encoding="utf-8")
     print(f"{len(kept)} of {len(full_names)} county names written to {OUT}")
-    whole = sorted({form for code, name in rows if code[4:] != "00" and _DISTRICT_ENDING.search(name)
-                    and len(short_name(name)) >= 2 and not set(short_name(name)) <= _GENERIC_CHARS
-                    for form in (name, short_name(name) + name[-1])} - FULL_NAMED_OTHERWISE)
-    OUT_FULL.write_text("".join(f"{name}\n" for name in whole), encoding="utf-8")
-    print(f"{len(whole)} full county and district names written to {OUT_FULL}")
+    written = sorted(whole - FULL_NAMED_OTHERWISE)
+    OUT_FULL.write_text("".join(f"{name}\n" for name in written), encoding="utf-8")
+    print(f"{len(written)} full county and district names written to {OUT_FULL}")
 
 
 if __name__ == "__main__":
