@@ -28,8 +28,10 @@ Each line, tab-separated: the short name; the cities and provinces it lies in, a
 
 It also writes indexer/data/county_full_names.txt: every county and district whose full name ends
 in 县, 区 or 旗 (仁和区; an autonomous county also without its peoples: 漾濞彝族自治县 and
-漾濞县), one a line, less those whose name without the ending is one
-character or only direction and landform characters (城区, 郊区, 城东区).
+漾濞县), and every county-level city (化州市, 合作市), one a line, less those whose name without
+the ending is one character or only direction and landform characters (城区, 郊区, 城东区), the
+cities named as their prefecture is (大理市: 大理 is a coarse name), and those ending in 城市
+(应城市, 海城市), which running text splits as a word and 城市, a city.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ OUT = pathlib.Path(__file__).resolve().parents[1] / "indexer" / "data" / "counti
 # part of speech rjieba tags it with (it tags 漾濞县 a verb).
 OUT_FULL = OUT.with_name("county_full_names.txt")
 _DISTRICT_ENDING = re.compile(r"(?:县|区|旗)$")
+_COUNTY_CITY = re.compile(r"(?<!城)市$")
 # Endings of a county-level name, with the peoples an autonomous county is named for (本溪满族自治县),
 # and of a city's or province's name (延边朝鲜族自治州, 广西壮族自治区).
 # The peoples are read from a list: a pattern for "any characters, then 族" takes the name with
@@ -137,7 +140,7 @@ def main(argv: list[str]) -> None:
               if code[4:] == "00" and code[2:] != "0000" and not _NOT_A_CITY.match(name)}
     full_names: dict[str, list[str]] = defaultdict(list)
     parents: dict[str, dict[str, None]] = defaultdict(dict)
-    whole: set[str] = set()  # the county-level names ending in 县, 区 or 旗, as written whole
+    whole: set[str] = set()  # the county-level names ending in 县, 区, 旗 or 市, as written whole
     for code, name in rows:
         if code[4:] != "00":  # a county-level division
             short = short_name(name)
@@ -145,8 +148,12 @@ def main(argv: list[str]) -> None:
             above.append(provinces[code[:2]])
             full_names[short].append(name + "(" + "".join(reversed(above)) + ")")
             parents[short].update(dict.fromkeys(short_coarse_name(n) for n in above))
-            if _DISTRICT_ENDING.search(name) and len(short) >= 2 and not set(short) <= _GENERIC_CHARS:
+            if len(short) < 2 or set(short) <= _GENERIC_CHARS:
+                continue
+            if _DISTRICT_ENDING.search(name):
                 whole.update((name, short + name[-1]))
+            elif _COUNTY_CITY.search(name) and short not in COARSE_NAMES:
+                whole.add(name)
     words = jieba_words()
     kept = sorted(s for s in full_names if read_bare(s, words))
     OUT.write_text("".join(f"{s}\t{' '.join(parents[s])}\t" + " ".join(sorted(full_names[s])) + "\n" for s in kept),

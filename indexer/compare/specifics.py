@@ -475,9 +475,20 @@ COUNTY_PARENTS = {
     )
 }
 COUNTY_NAMES = frozenset(COUNTY_PARENTS)
+# The short name of each county in ``COUNTY_NAMES`` by its full names (化州市 and 化州, 漾濞彝族自治县
+# and 漾濞县 to 漾濞): a report that writes 化州市 mentions what another writes as 化州.
+SHORT_COUNTY_NAMES = {
+    written: short
+    for short, _, fulls in (
+        line.split("\t") for line in (resources.files("indexer") / "data" / "counties.tsv").read_text("utf-8").splitlines()
+    )
+    for full in fulls.split()
+    for written in (full.split("(")[0], short + full.split("(")[0][-1])
+}
 # Counties and districts by their full names (漾濞县, 仁和区; scripts/counties.py): a word that is
 # one of these is a place, whatever part of speech rjieba gives it (漾濞县: a verb).
 COUNTY_FULL_NAMES = frozenset((resources.files("indexer") / "data" / "county_full_names.txt").read_text("utf-8").split())
+_COUNTY_ENDINGS = tuple({name[-1] for name in COUNTY_FULL_NAMES})
 # Provinces and regions a county can lie in, less the four cities that are provinces (顺义 in 北京).
 PROVINCE_NAMES = _PROVINCES - {"北京", "天津", "上海", "重庆"}
 
@@ -675,10 +686,27 @@ def _quoted_name(name: str) -> bool:
 
 def county_places(text: str) -> list[Place]:
     """Counties and districts ``text`` names without their 县 or 区 (顺义, 龙华): whole words of
-    ``COUNTY_NAMES`` that are not a person's name."""
+    ``COUNTY_NAMES`` that are not a person's name; and those it names in full (``COUNTY_FULL_NAMES``:
+    化州市, or 合作 市 over two words, whose short name is a common word first), by the short name
+    where running text writes one."""
     tokens = _tokens(text)
-    return [Place(0, word, word) for k, (word, _, _) in enumerate(tokens)
-            if word in COUNTY_NAMES and not (k and is_given_name(word, *tokens[k - 1][:2])) and not listed_with_people(tokens, k)]
+    found = [Place(0, word, word) for k, (word, _, _) in enumerate(tokens)
+             if word in COUNTY_NAMES and not (k and is_given_name(word, *tokens[k - 1][:2])) and not listed_with_people(tokens, k)]
+    for end, (last, _, _) in enumerate(tokens):
+        if not last.endswith(_COUNTY_ENDINGS):  # every full name ends so: skip the joins
+            continue
+        for k in range(end, max(-1, end - 3), -1):
+            name = "".join(word for word, _, _ in tokens[k : end + 1])
+            if name in COUNTY_FULL_NAMES and not any(p.key in name for p in found) \
+                    and not _ends_a_coarse_name(text, tokens[k][2]):
+                found.append(Place(0, SHORT_COUNTY_NAMES.get(name, name), name))
+    return found
+
+
+def _ends_a_coarse_name(text: str, at: int) -> bool:
+    """Whether the characters before ``at`` and the first after it are a city's or province's
+    name: 沙市区 in 长沙市区 (downtown 长沙) is not the district of 荆州."""
+    return any(text[max(0, at - k) : at + 1] in COARSE_NAMES for k in (1, 2))
 
 
 def listed_with_people(tagged: Sequence[tuple[str, ...]], k: int) -> bool:

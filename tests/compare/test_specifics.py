@@ -11,6 +11,7 @@ from indexer.compare.specifics import (
     EventDate,
     Figure,
     chinese_number,
+    county_places,
     dates_in,
     extract_specifics,
     figures_in,
@@ -315,6 +316,22 @@ def test_counties_by_their_full_names_are_places_whatever_their_tag():
 
     assert {"漾濞县", "漾濞彝族自治县", "鄂温克旗"} <= COUNTY_FULL_NAMES and "城区" not in COUNTY_FULL_NAMES
     assert COUNTY_PARENTS["漾濞"] == ("大理", "云南")
+
+
+def test_county_level_cities_and_common_word_counties_in_full_are_places():
+    # Two traffic campaigns (traditional test set, two ccf2019_inews distractors merged as
+    # semantic): one by the police of 合作市 in Gansu, whose short name is a common word (合作, to
+    # cooperate), the other in 化州. rjieba splits 合作市 as 合作 and 市.
+    a = spec("合作公安交警开展国省道交通秩序集中整治行动",
+             "2018年12月20日，合作市公安局交通警察大队在辖区组织开展了国省道交通秩序集中整治统一行动。")
+    b = spec("百日安全行动进行时—化州交警开展城区交通违法行为整治行动",
+             "近日，化州公安交警集中优势警力开展城区交通违法行为整治行动，再掀摩托车交通违法行为整治高潮。")
+    assert specifics_conflict(a, b) == "places differ: 合作市 vs 化州"
+    # a county-level city written whole is the county its short name is (化州市 is 化州)
+    assert [(p.key, p.mention) for p in county_places("在化州市鉴江区府门前路段")] == [("化州", "化州市")]
+    assert [p.key for p in county_places("湖北省公安县人民法院")] == ["公安县"]
+    # only whole words: 合作市场 is a market of a cooperative, 长沙市区 downtown 长沙, not 荆州's 沙市区
+    assert county_places("合作市场") == county_places("距长沙市区30公里") == county_places("相应城市居民") == []
 
 
 def test_a_name_in_quotes_before_a_place_word_is_a_place():
