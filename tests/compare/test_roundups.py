@@ -119,6 +119,9 @@ def test_item_numbers_read_each_numbering_style():
     assert longest_numbered_run([1, 3, 4]) == 3 and longest_numbered_run([1, 3, 5]) == 2
     assert longest_numbered_run([2, 3, 4]) == 3 and longest_numbered_run([2, 4, 5]) == 1
     assert longest_numbered_run([3, 4, 5]) == 0  # two missing
+    # a line of an item's own text that starts with a number further ahead is passed over (a quiz's
+    # 21. in a digest's second item: heldout tune seed 600); one that goes back ends the list
+    assert longest_numbered_run([1, 2, 21, 3, 4, 5]) == 5 and longest_numbered_run([1, 2, 2, 3]) == 2
     # a digest's items (1. 2. 3.), the first numbering its own points (1、2、): heldout tune seed 320
     digest = "以下是今日要闻。\n1. 公务员考试减免考务费公告\n1、特困家庭\n2、低保家庭\n2. 偷电动车被电死\n3. 奚晓明受贿案"
     assert longest_numbered_run(item_numbers(digest)) == 2 and longest_list(digest) == 3
