@@ -217,6 +217,13 @@ def test_counties_written_without_their_ending_place_a_report():
     assert lead_places("中国驻印度大使孙卫东表示") == {"中国", "印度"} and lead_places("赵丹阳不忘向巴菲特荐股") == set()
     # ... but a province or city after a surname character stays one (唐山, 宁夏固原市).
     assert "固原市" in lead_places("宁夏固原市3车追尾造成苯泄漏")
+    # A county in full places a report whatever its tag, by its short name, which its city and
+    # province mention (two campaigns against cyclists running red lights, sites tune seed 45:
+    # rjieba tags 元氏县 a person's name, so one lead named no place and they joined as semantic).
+    g = "元氏县交警严查非机动车进行闯红灯违法行为。为营造文明和谐安全的出行环境，元氏县交警大队宣传科对行人非机动闯红灯违法行为进行查处。"
+    h = "郑州交警严查非机动车交通违法。23号早上，郑州交巡警一大队组织警力针对金水路文化路口非机动车交通违法行为进行严查整治。"
+    assert "元氏" in lead_places(g) and place_conflict(g, h, g, h) == "places differ: ['元氏'] vs ['郑州']"
+    assert place_conflict(g, "石家庄交警严查非机动车。", g, "石家庄交警严查非机动车。") is None
 
 
 # Two complaints about two private hospitals in two cities, written from one template of

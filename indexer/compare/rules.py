@@ -32,7 +32,9 @@ import rjieba
 
 from ..cleaning import fold_regional_words
 from ..settings import DecisionSettings, SimhashSettings
-from .specifics import CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, PROVINCE_NAMES, chinese_number, is_given_name, listed_with_people
+from .specifics import (
+    CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, PROVINCE_NAMES, chinese_number, counties_in_full, is_given_name, listed_with_people,
+)
 
 if TYPE_CHECKING:
     from .evidence import PairEvidence
@@ -191,11 +193,13 @@ def _is_market(tokens: tuple[tuple[str, str], ...], k: int) -> bool:
 def lead_places(lead: str) -> set[str]:
     """The places a lead names: rjieba's ``ns`` words, and the cities and counties it tags as
     something else (焦作 a noun, 清远 an adjective, 顺义 a noun, 龙华 a brand) found as whole words;
-    less styles and markets (see above)."""
+    less styles and markets (see above); and counties named in full, by their short names, so that
+    their cities mention them (元氏县, a person's name to rjieba, is 元氏 of 石家庄)."""
     tokens = _tagged(lead)
     return {w for k, (w, f) in enumerate(tokens)
             if len(w) >= 2 and (f in _PLACE_TAGS or w in CITY_NAMES or w in COUNTY_NAMES and not listed_with_people(tokens, k))
-            and not (k and is_given_name(w, *tokens[k - 1])) and not _is_style(tokens, k) and not _is_market(tokens, k)}
+            and not (k and is_given_name(w, *tokens[k - 1])) and not _is_style(tokens, k) and not _is_market(tokens, k)} \
+        | {p.key for p in counties_in_full(lead)}
 
 
 def place_conflict(lead_a: str, lead_b: str, text_a: str, text_b: str) -> str | None:

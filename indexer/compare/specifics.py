@@ -692,12 +692,19 @@ def _quoted_name(name: str) -> bool:
 
 def county_places(text: str) -> list[Place]:
     """Counties and districts ``text`` names without their 县 or 区 (顺义, 龙华): whole words of
-    ``COUNTY_NAMES`` that are not a person's name; and those it names in full (``COUNTY_FULL_NAMES``:
-    化州市, or 合作 市 over two words, whose short name is a common word first), by the short name
-    where running text writes one."""
+    ``COUNTY_NAMES`` that are not a person's name; and those it names in full (``counties_in_full``)."""
     tokens = _tokens(text)
     found = [Place(0, word, word) for k, (word, _, _) in enumerate(tokens)
              if word in COUNTY_NAMES and not (k and is_given_name(word, *tokens[k - 1][:2])) and not listed_with_people(tokens, k)]
+    return found + [p for p in counties_in_full(text) if not any(f.key in p.mention for f in found)]
+
+
+def counties_in_full(text: str) -> list[Place]:
+    """Counties, districts and county-level cities ``text`` names in full (``COUNTY_FULL_NAMES``:
+    化州市, or 合作 市 over two words, whose short name is a common word first; 元氏县, which rjieba
+    tags a person's name), keyed by the short name where running text writes one."""
+    tokens = _tokens(text)
+    found: list[Place] = []
     for end, (last, _, _) in enumerate(tokens):
         if not last.endswith(_COUNTY_ENDINGS):  # every full name ends so: skip the joins
             continue
