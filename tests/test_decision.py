@@ -256,6 +256,16 @@ def test_a_run_of_figures_replaced_by_figures_is_a_template():
     assert template_difference(a, b).startswith("number")
 
 
+def test_a_code_of_letters_and_digits_is_a_number_whole():
+    # Two headlines of a sohu2021 false pair: the routes (or models) E4 and G4 share their 4.
+    assert template_difference("巴塞罗那实拍，西班牙E4", "巴塞罗那实拍，西班牙G4") == "number differs: 'E4' vs 'G4'"
+    assert template_difference("华为P30发布", "华为P40发布") == "number differs: 'P30' vs 'P40'"
+    # a code is whole: E4 is not in E40; the same code spaced, or a line's number, is no substitution
+    assert template_difference("西班牙E40实拍", "西班牙E4实拍") == "number differs: 'E40' vs 'E4'"
+    assert template_difference("苹果iPhone11发布", "苹果iPhone 11发布") is None
+    assert template_difference("地铁4号线今起试运营", "地铁M4线今起试运营") is None
+
+
 def test_lottery_draws_under_one_headline_stay_apart(make_indexer):
     ix = make_indexer()
     body = "中国福利彩票双色球第2024115期开奖结果出炉，红球号码为{r}，蓝球号码为{b}。本期一等奖中出{n}注，单注奖金{p}万元。"

@@ -46,6 +46,8 @@ class Reason(str, Enum):
     SEMANTIC = "semantic"
 
 
+# Latin letters then digits: a model's, a route's or a line's code (P30, E4, G4, X5).
+_CODE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,3}\d+[A-Za-z]?(?![A-Za-z0-9])")
 _NUMBER = re.compile(r"\d+(?:[.,:：/]\d+)*%?|[零〇一二两三四五六七八九十百千万亿]+(?=[年月日号时点分秒元角股只家名人起例个位%])")
 _NOUNISH = {"n", "nr", "ns", "nt", "nz", "nrt", "nrfg", "eng", "x", "j"}
 # How a report refers to its own writer or outlet: reposts swap these for each other (记者 for 笔者,
@@ -111,7 +113,11 @@ def _tagged(text: str) -> tuple[tuple[str, str], ...]:
 
 def _slot(words: list[tuple[str, str]]) -> tuple[str, frozenset[str]] | None:
     """What a substituted segment is (a number, a polarity word, a name) and the words that make
-    it so; None when it holds nothing a template would vary."""
+    it so; None when it holds nothing a template would vary. A model's or a route's code (E4, P30)
+    is a number whole: E4 and G4 share their 4 and still differ."""
+    codes = frozenset(m.group(0) for w, _ in words for m in _CODE.finditer(w))
+    if codes:
+        return "number", codes
     numbers = frozenset(m.group(0) for w, _ in words for m in _NUMBER.finditer(w))
     if numbers:
         return "number", numbers
@@ -130,7 +136,10 @@ _CHINESE_NUMERALS = "零〇一二两三四五六七八九十百千万亿"
 
 @lru_cache(maxsize=4096)
 def _whole_number(number: str) -> re.Pattern:
-    """``number`` not inside a longer number: 2 in 20 or 1.2, 二 in 二十 (1.5 in 1.5万 is whole)."""
+    """``number`` not inside a longer number: 2 in 20 or 1.2, 二 in 二十 (1.5 in 1.5万 is whole), E4
+    in E40 or GE4."""
+    if _CODE.fullmatch(number):
+        return re.compile(f"(?<![A-Za-z0-9]){re.escape(number)}(?![A-Za-z0-9])")
     digits = "0-9" if number[:1].isdigit() else _CHINESE_NUMERALS
     return re.compile(f"(?<![{digits}.]){re.escape(number)}(?![{digits}]|\\.\\d)")
 
@@ -303,7 +312,8 @@ def _word_substitution(
         if kind_l == "name":  # a slot's proper names, where it has some, say whose it is: 大学 of 常州大学 is in 哈尔滨工程大学
             slot_l, slot_r = _proper_words(ta[i1:i2], slot_l), _proper_words(tb[j1:j2], slot_r)
         left_in_b, right_in_a = any(states(whole_b, w) for w in slot_l), any(states(whole_a, w) for w in slot_r)
-        if kind_l == "number" and not (left_in_b or right_in_a):  # the same figure in other numerals
+        codes = any(_CODE.fullmatch(w) for w in slot_l | slot_r)
+        if kind_l == "number" and not (left_in_b or right_in_a or codes):  # the same figure in other numerals
             left_in_b = bool(_figures(_segment(ta, i1, i2)) & _figures(whole_b))
             right_in_a = bool(_figures(_segment(tb, j1, j2)) & _figures(whole_a))
         if left_in_b or right_in_a:

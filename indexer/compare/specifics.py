@@ -550,6 +550,10 @@ _NOT_IN_PLACE = re.compile(r"报道|媒体|记者|发生|获悉|了解|表示|�
 # pronoun, punctuation) ends the name to its left.
 _NAME_TAGS = frozenset({"n", "ns", "nr", "nrt", "nrfg", "nz", "nt", "j", "eng", "q", "ng", "b", "s", "zg", "g"})
 _PROPER_TAGS = frozenset({"ns", "nr", "nrt", "nrfg", "nz", "nt", "j", "eng"})
+# The tags rjieba gives a county's name after its city or province in a headline (苏州吴江, 云南丘北:
+# a person's name). Not an organisation's, an abbreviation's or another proper noun's: after a city
+# those are its agencies, firms and events (郑州交警, 广州中院, 北京纪委, 上海联通, 深圳新闻网).
+_MISREAD_COUNTY_TAGS = frozenset({"ns", "nr", "nrt", "nrfg"})
 _MAX_PLACE_CHARS = 14
 # A county or district that rjieba tags as a person's name (吴堡县, 夏邑县): one unit, not two run
 # together (平山县元氏县), and not a banner (旗 also ends 五星红旗).
@@ -753,7 +757,7 @@ def headline_places(title: str) -> list[Place]:
     out = []
     for k, (word, tag, _) in enumerate(tokens):
         after_coarse = k > 0 and _is_coarse(tokens[k - 1][0]) and tokens[k - 1][0] not in _WORLD_CITIES \
-            and tag in _PROPER_TAGS and 2 <= len(word) <= 3  # 东京奥运会: no place
+            and tag in _MISREAD_COUNTY_TAGS and 2 <= len(word) <= 3  # 东京奥运会: no place
         if (tag == "ns" or after_coarse) and len(word) >= 2 and not _is_coarse(word) and not word.endswith(_ALL_ENDINGS) \
                 and not _GENERIC_NAMES.match(word) and not _NOT_IN_PLACE.search(word):
             out.append(Place(0, word, word))

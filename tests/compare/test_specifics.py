@@ -296,6 +296,9 @@ def test_streets_named_with_verbs_industrial_zones_and_headline_counties():
     assert {p.key for p in headline_places("福州闽侯一鞋厂仓库凌晨失火")} == {"闽侯"}
     assert {p.key for p in headline_places("云南丘北一幼儿园32学生疑似食物中毒")} == {"丘北"}
     assert headline_places("四川地震对云南有一定影响") == [] and headline_places("北京警方破获一起案件") == []
+    # after a city, an agency or a firm is no county (郑州交警 met 元氏县交警 on 交警: sites tune seed 45)
+    assert headline_places("郑州交警严查非机动车交通违法") == headline_places("上海联通推出新套餐") == []
+    assert [p.key for p in headline_places("苏州吴江一男子落水")] == ["吴江"]
 
 
 def test_counties_tagged_as_names_are_places():
