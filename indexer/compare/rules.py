@@ -312,8 +312,8 @@ def _word_substitution(
         if kind_l == "name":  # a slot's proper names, where it has some, say whose it is: 大学 of 常州大学 is in 哈尔滨工程大学
             slot_l, slot_r = _proper_words(ta[i1:i2], slot_l), _proper_words(tb[j1:j2], slot_r)
         left_in_b, right_in_a = any(states(whole_b, w) for w in slot_l), any(states(whole_a, w) for w in slot_r)
-        codes = any(_CODE.fullmatch(w) for w in slot_l | slot_r)
-        if kind_l == "number" and not (left_in_b or right_in_a or codes):  # the same figure in other numerals
+        if kind_l == "number" and not (left_in_b or right_in_a) and not any(_CODE.fullmatch(w) for w in slot_l | slot_r):
+            # the same figure in other numerals (a code is no figure: E4 and G4 share no 4)
             left_in_b = bool(_figures(_segment(ta, i1, i2)) & _figures(whole_b))
             right_in_a = bool(_figures(_segment(tb, j1, j2)) & _figures(whole_a))
         if left_in_b or right_in_a:

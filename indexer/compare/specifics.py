@@ -128,7 +128,7 @@ _TIME_OF_DAY = r"(?:凌晨|清晨|早上|早晨|上午|中午|午间|下午|傍�
 # A number with 号 and no month is a date only with the time of day after it (20号晚上, 21号凌晨):
 # alone it is far more often a house, a line, a unit or a document (34号, 2号线, 3号机组,
 # 监基金字[2004]69号), read so in the leads of ccf2019_inews, cec_news and ecom2022.
-_TIME_AFTER_DAY = re.compile(_TIME_OF_DAY.replace("(?:", "(?:晚|早|夜|", 1))
+_TIME_AFTER_DAY = re.compile(r"[晚早夜]|" + _TIME_OF_DAY)  # also 20号晚 and 21号早
 # 今天 and 今日 date an event only with the time of day after them (今天下午, 今日10时): alone they
 # open commentary and furniture ("今天，小编带大家关注……", "今日头条"), which copies do not share.
 _RELATIVE = re.compile(r"(?:今天|今日)(?=" + _TIME_OF_DAY + r")|今晨|今早|今晚|昨天|昨日|昨晚|昨夜|前天|前日")
@@ -474,20 +474,14 @@ CITY_NAMES = _CITIES - _CITY_HOMOGRAPHS
 # Counties and districts as running text writes them, without 县 or 区 (顺义, 龙华, 义乌): the
 # names rarely used as another word, from GB/T 2260 (made by scripts/counties.py), each with the
 # cities and provinces it lies in (龙华: 深圳 广东 海口 海南).
-COUNTY_PARENTS = {
-    name: tuple(parents.split())
-    for name, parents, _ in (
-        line.split("\t") for line in (resources.files("indexer") / "data" / "counties.tsv").read_text("utf-8").splitlines()
-    )
-}
+_COUNTY_ROWS = [line.split("\t") for line in (resources.files("indexer") / "data" / "counties.tsv").read_text("utf-8").splitlines()]
+COUNTY_PARENTS = {name: tuple(parents.split()) for name, parents, _ in _COUNTY_ROWS}
 COUNTY_NAMES = frozenset(COUNTY_PARENTS)
 # The short name of each county in ``COUNTY_NAMES`` by its full names (化州市 and 化州, 漾濞彝族自治县
 # and 漾濞县 to 漾濞): a report that writes 化州市 mentions what another writes as 化州.
 SHORT_COUNTY_NAMES = {
     written: short
-    for short, _, fulls in (
-        line.split("\t") for line in (resources.files("indexer") / "data" / "counties.tsv").read_text("utf-8").splitlines()
-    )
+    for short, _, fulls in _COUNTY_ROWS
     for full in fulls.split()
     for written in (full.split("(")[0], short + full.split("(")[0][-1])
 }
