@@ -1,10 +1,12 @@
 """The embedded store: a directory with SQLite (WAL) for articles, hashes and band keys, and an
 HNSW index (hnswlib) for embeddings beside it.
 
-SQLite is the source of truth, vectors included. The HNSW file is a cache: it is saved atomically
-on close and every ``ANN_SAVE_EVERY`` additions, records the highest row it holds, and on open any
-rows written after that (a crash between a commit and a save) are added again. So a crash never
-loses an article and never leaves the vector index behind the rows for long.
+SQLite is the source of truth, vectors included. The HNSW graphs are a cache, one per segment of
+``SEGMENT_ROWS`` rows: the newest is saved atomically on close, every ``ANN_SAVE_EVERY`` additions
+and when the next segment opens, and the meta file records the highest row it holds; on open any
+rows written after that (a crash between a commit and a save) are added again, and an older
+segment whose file is missing or unreadable is rebuilt from SQLite when a search first needs it.
+So a crash never loses an article and never leaves the vector index behind the rows for long.
 """
 
 from __future__ import annotations
@@ -31,9 +33,17 @@ from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, WindowSearch, stack
 log = logging.getLogger(__name__)
 
 DB_FILE = "articles.sqlite3"
-ANN_FILE = "vectors.hnsw"
+LEGACY_ANN_FILE = "vectors.hnsw"  # one graph for every row, before segments
+SEGMENT_FILE = "vectors-{}.hnsw"
 ANN_META_FILE = "vectors.json"
 ANN_SAVE_EVERY = 50_000
+# Rows 1-50,000 are segment 0, and so on: each segment has a graph of its own. Adding to an HNSW
+# graph costs more as it grows, and saving one writes it whole, so one graph for the store made
+# both grow with it (a 1M-article graph: about 1 ms an addition and 2.2 GB a save). Only the
+# newest segment is held in memory; the others are read when a search needs them (articles
+# without a publish time, windows longer than EXACT_WINDOW_MAX_DAYS), which a stream of dated
+# articles never does.
+SEGMENT_ROWS = 50_000
 SCHEMA_VERSION = "3"
 UNREADABLE_EXTRA_KEY = "unreadable_extra"  # holds stored extra text that cannot be parsed back
 _UNREADABLE_EXTRA_LOGGED: set[str] = set()  # article ids already warned about (once per process)
@@ -134,6 +144,36 @@ def _add_to_graph(ann, vectors: np.ndarray, labels: np.ndarray) -> None:
     ann.add_items(vectors, labels)
 
 
+def _segment_of(rid: int) -> int:
+    return (rid - 1) // SEGMENT_ROWS
+
+
+def _by_segment(rids: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Ascending row ids split by segment: (segment, positions in ``rids``) in order."""
+    segments = (rids - 1) // SEGMENT_ROWS
+    cuts = np.flatnonzero(np.diff(segments)) + 1
+    return [(int(segments[part[0]]), part) for part in np.split(np.arange(len(rids)), cuts)]
+
+
+def merged_hits(found: Sequence[tuple[int, int, np.ndarray, np.ndarray]], min_score: float) -> tuple[list[tuple[int, float]], bool]:
+    """One answer from several graphs' answers: ``found`` holds, for each graph searched, how many
+    hits were asked of it, how many vectors it has, and the labels and scores it gave (best
+    first). Returns (row id, score) best first, and whether no graph holds more at or above
+    ``min_score``. A graph asked for fewer hits than it could give may hold more scoring at most
+    its last one; hits below the highest such score are left out, since a hit that graph did
+    not give might rank above them (the caller asks again, for more)."""
+    hits: list[tuple[int, float]] = []
+    bound, exhausted = -np.inf, True
+    for asked, count, labels, scores in found:
+        above = scores >= min_score
+        hits += [(int(rid), float(score)) for rid, score in zip(labels[above], scores[above])]
+        if asked < count and above.all():  # it may hold more at or above the floor
+            exhausted = False
+            bound = max(bound, float(scores[-1]))
+    hits.sort(key=lambda hit: (-hit[1], hit[0]))
+    return [hit for hit in hits if hit[1] >= bound], exhausted
+
+
 class _RowCache:
     """Whole rows read for candidates and canonicals, by row id and by article id, least recently
     used first out. Only merges and splits change a written row (rows are inserted once, never
@@ -211,7 +251,10 @@ class SqliteStore:
             self._db.close()  # refused or failed: nothing of it stays open
             raise
         self._row_cache = _RowCache(CANDIDATE_ROWS_CACHED)
-        self._ann = None
+        self._ann = None  # the newest segment's graph, the one rows are added to
+        self._segment = 0  # its number
+        self._closed: dict[int, object] = {}  # older segments' graphs read for searches
+        self._closed_count = 0  # vectors in the older segments
         self._ann_max_rid = 0  # the highest row given to the graph (the job adding it may still run)
         self._ann_held_rid = 0  # the highest row the graph surely holds (every addition up to it finished)
         self._ann_behind = False  # an addition failed: rows past _ann_max_rid are added again from SQLite
@@ -259,31 +302,61 @@ class SqliteStore:
         )
 
     def _open_ann(self) -> None:
+        """Open the graph of the newest segment; older segments stay on disk until a search needs
+        them. A meta file of another layout (one graph for the whole store, before segments), or a
+        segment file that cannot be read, is rebuilt from SQLite: the newest segment now, an older
+        one when first searched."""
+        meta_path = self.directory / ANN_META_FILE
+        meta: dict = {}
+        if meta_path.exists():
+            try:
+                meta = json.loads(meta_path.read_text())
+            except (OSError, ValueError) as exc:
+                log.warning("vector index meta file %s unreadable (%s); rebuilding the newest segment from SQLite", meta_path, exc)
+        index = None
+        if meta.get("segment_rows") == SEGMENT_ROWS:
+            try:
+                self._segment = int(meta["segment"])
+                index = self._read_graph(self._segment_path(self._segment), int(meta["capacity"]))
+                self._ann_max_rid = self._ann_held_rid = int(meta["max_rid"])
+                self._closed_count = int(meta["closed_vectors"])
+            except (OSError, ValueError, KeyError, RuntimeError) as exc:
+                log.warning("vector index segment unreadable (%s); rebuilding it from SQLite", exc)
+                index = None
+        if index is None:
+            top = self._db.execute("SELECT COALESCE(MAX(rid), 0) FROM articles").fetchone()[0]
+            self._segment = _segment_of(top) if top else 0
+            first = self._segment * SEGMENT_ROWS  # the rows before it: older segments, built when searched
+            self._ann_max_rid = self._ann_held_rid = first
+            self._closed_count = self._db.execute(
+                "SELECT COUNT(*) FROM articles WHERE rid <= ? AND vector IS NOT NULL", (first,)).fetchone()[0]
+            index = self._new_graph()
+        self._ann = index
+        self._ann_count = self._closed_count + index.get_current_count()
+        self._catch_up_ann()
+
+    def _new_graph(self, capacity: int = 1024):
         import hnswlib
 
         index = hnswlib.Index(space="ip", dim=self.vector_dims)
-        ann_path, meta_path = self.directory / ANN_FILE, self.directory / ANN_META_FILE
-        loaded = False
-        if ann_path.exists() and meta_path.exists():
-            try:
-                meta = json.loads(meta_path.read_text())
-                index.load_index(str(ann_path), max_elements=max(int(meta["capacity"]), 1024))
-                self._ann_max_rid = self._ann_held_rid = int(meta["max_rid"])
-                loaded = True
-            except (OSError, ValueError, KeyError, RuntimeError) as exc:
-                log.warning("vector index at %s unreadable (%s); rebuilding it from SQLite", ann_path, exc)
-                index = hnswlib.Index(space="ip", dim=self.vector_dims)
-        if not loaded:
-            index.init_index(max_elements=1024, M=self._m, ef_construction=self._ef_construction, allow_replace_deleted=False)
-            self._ann_max_rid = self._ann_held_rid = 0
+        index.init_index(max_elements=capacity, M=self._m, ef_construction=self._ef_construction, allow_replace_deleted=False)
         index.set_ef(self._ef_search)
-        self._ann = index
-        self._ann_count = index.get_current_count()
-        self._catch_up_ann()
+        return index
+
+    def _read_graph(self, path: Path, capacity: int):
+        import hnswlib
+
+        index = hnswlib.Index(space="ip", dim=self.vector_dims)
+        index.load_index(str(path), max_elements=max(capacity, 1024))
+        index.set_ef(self._ef_search)
+        return index
+
+    def _segment_path(self, segment: int) -> Path:
+        return self.directory / SEGMENT_FILE.format(segment)
 
     def _catch_up_ann(self) -> None:
-        """Add every stored vector the index does not hold yet (rows past ``_ann_max_rid``), on
-        this thread."""
+        """Add every stored vector the graphs do not hold yet (rows past ``_ann_max_rid``), on
+        this thread, each to its segment."""
         added = 0
         while True:
             rows = self._db.execute(
@@ -292,11 +365,15 @@ class SqliteStore:
             ).fetchall()
             if not rows:
                 break
-            _add_to_graph(self._ann, np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows]),
-                          np.asarray([r[0] for r in rows], dtype=np.int64))
-            self._ann_max_rid = self._ann_held_rid = rows[-1][0]
-            self._ann_count = self._ann.get_current_count()
-            self._unsaved += len(rows)
+            rids = np.asarray([r[0] for r in rows], dtype=np.int64)
+            vectors = np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+            for segment, at in _by_segment(rids):
+                if segment > self._segment:
+                    self._rotate(segment)
+                _add_to_graph(self._ann, vectors[at], rids[at])
+                self._ann_max_rid = self._ann_held_rid = int(rids[at][-1])
+                self._ann_count = self._closed_count + self._ann.get_current_count()
+                self._unsaved += len(at)
             added += len(rows)
         top = self._db.execute("SELECT COALESCE(MAX(rid), 0) FROM articles").fetchone()[0]
         self._ann_max_rid = self._ann_held_rid = max(self._ann_max_rid, top)
@@ -305,22 +382,41 @@ class SqliteStore:
             log.info("vector index caught up with %d stored vectors", added)
             self._save_ann()
 
+    def _rotate(self, segment: int) -> None:
+        """Close the open segment (saved whole, then dropped from memory: a search that needs it
+        reads it back) and open an empty one for ``segment``. Every addition to it has finished."""
+        self._save_ann()
+        self._closed_count += self._ann.get_current_count()
+        self._ann = self._new_graph()
+        self._segment = segment
+        self._closed.clear()  # loaded for searches; the list of segments changed
+        self._ann_max_rid = self._ann_held_rid = max(self._ann_max_rid, segment * SEGMENT_ROWS)
+
     def _ann_add(self, rids: list[int], vectors: np.ndarray) -> None:
-        """Start adding rows to the graph (one addition at a time, in order)."""
+        """Start adding rows to the graph (one addition at a time, in order); a batch that reaches
+        the next segment's rows closes the open one first."""
         self._ann_wait()
         # Rows a recovery in that wait already read back from SQLite are not given twice.
         fresh = np.asarray(rids, dtype=np.int64) > self._ann_max_rid
         if not fresh.any():
             return
-        ann, labels, vectors = self._ann, np.asarray(rids, dtype=np.int64)[fresh], vectors[fresh]
-        if self._ann_stage is None:
-            self._ann_stage = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vector-index")
-        self._ann_job = self._ann_stage.submit(_add_to_graph, ann, vectors, labels)
-        # The previous addition finished (waited for above): the graph surely holds its rows.
-        self._ann_held_rid = self._ann_max_rid
-        self._ann_max_rid = max(self._ann_max_rid, int(labels.max()))
-        self._ann_count += len(labels)
-        self._unsaved += len(labels)
+        labels, vectors = np.asarray(rids, dtype=np.int64)[fresh], vectors[fresh]
+        for segment, at in _by_segment(labels):
+            if segment > self._segment:
+                self._ann_wait()
+                if segment > self._segment:  # (unless a recovery in that wait moved on)
+                    self._rotate(segment)
+                at = at[labels[at] > self._ann_max_rid]
+                if not len(at):
+                    continue
+            if self._ann_stage is None:
+                self._ann_stage = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vector-index")
+            self._ann_job = self._ann_stage.submit(_add_to_graph, self._ann, vectors[at], labels[at])
+            # The previous addition finished (waited for above): the graph surely holds its rows.
+            self._ann_held_rid = self._ann_max_rid
+            self._ann_max_rid = max(self._ann_max_rid, int(labels[at].max()))
+            self._ann_count += len(at)
+            self._unsaved += len(at)
 
     def _ann_wait(self) -> None:
         """Until the graph holds every row given to it. Rows whose addition failed are committed
@@ -335,7 +431,7 @@ class SqliteStore:
                 # The graph holds every row up to _ann_held_rid, and none, some or all of the
                 # failed addition's rows (adding a row it holds again only replaces its vector).
                 self._ann_max_rid = self._ann_held_rid
-                self._ann_count = self._ann.get_current_count()
+                self._ann_count = self._closed_count + self._ann.get_current_count()
                 self._ann_behind = True
                 log.warning("adding vectors to the graph failed (%s: %s); adding the rows after row %d again from SQLite",
                             type(exc).__name__, exc, self._ann_held_rid)
@@ -361,14 +457,18 @@ class SqliteStore:
         if self._ann is None:
             return
         self._ann_wait()  # the meta file names the rows the saved graph holds
-        ann_path, meta_path = self.directory / ANN_FILE, self.directory / ANN_META_FILE
-        tmp_ann, tmp_meta = ann_path.with_name(ANN_FILE + ".tmp"), meta_path.with_name(ANN_META_FILE + ".tmp")
+        ann_path, meta_path = self._segment_path(self._segment), self.directory / ANN_META_FILE
+        tmp_ann, tmp_meta = ann_path.with_name(ann_path.name + ".tmp"), meta_path.with_name(ANN_META_FILE + ".tmp")
         self._ann.save_index(str(tmp_ann))
-        tmp_meta.write_text(json.dumps({"max_rid": self._ann_max_rid, "capacity": self._ann.get_max_elements()}))
+        tmp_meta.write_text(json.dumps({
+            "segment_rows": SEGMENT_ROWS, "segment": self._segment, "max_rid": self._ann_max_rid,
+            "capacity": self._ann.get_max_elements(), "closed_vectors": self._closed_count,
+        }))
         # The meta file names the rows the index holds, so it must never be newer than the index.
         os.replace(tmp_ann, ann_path)
         os.replace(tmp_meta, meta_path)
         self._unsaved = 0
+        (self.directory / LEGACY_ANN_FILE).unlink(missing_ok=True)  # one graph for all, before segments
 
     # ---- row mapping -----------------------------------------------------------------------------
     @staticmethod
@@ -536,14 +636,20 @@ class SqliteStore:
 
     def _knn_ann(self, q: KnnQuery) -> list[tuple[StoredArticle, float]]:
         self._ann_wait()
-        count = self._ann.get_current_count()
+        graphs = [self._closed_segment(k) for k in range(self._segment)] + [self._ann]
+        counts = [g.get_current_count() for g in graphs]
         vector = np.asarray(q.vector, dtype=np.float32).reshape(1, -1)
-        fetch = min(count, max(q.k * 4, 32))
+        fetch = min(max(counts), max(q.k * 4, 32))
         while True:
-            self._ann.set_ef(max(self._ef_search, fetch))
-            labels, distances = self._ann.knn_query(vector, k=fetch)
-            scores = 1.0 - distances[0]  # hnswlib 'ip' distance is 1 - dot
-            hits = [(int(l), float(s)) for l, s in zip(labels[0], scores) if s >= q.min_score]
+            found = []
+            for graph, count in zip(graphs, counts):
+                take = min(count, fetch)
+                if take:
+                    graph.set_ef(max(self._ef_search, take))
+                    labels, distances = graph.knn_query(vector, k=take)
+                    graph.set_ef(self._ef_search)
+                    found.append((take, count, labels[0], 1.0 - distances[0]))  # hnswlib 'ip' distance is 1 - dot
+            hits, exhausted = merged_hits(found, q.min_score)
             # Best first: read whole rows a few more than k at a time, not every hit at once.
             result = []
             step = q.k + 8
@@ -553,12 +659,40 @@ class SqliteStore:
                     break
             # Filtering happens after the search: widen it while the floor was not yet reached
             # and the window or exclusion may have removed neighbours we still need.
-            exhausted = fetch >= count or len(hits) < fetch
             if len(result) >= q.k or exhausted:
-                break
-            fetch = min(count, fetch * 4)
-        self._ann.set_ef(self._ef_search)
-        return result
+                return result
+            fetch = min(max(counts), fetch * 4)
+
+    def _closed_segment(self, segment: int):
+        """The graph of an older segment: read from its file when first searched, or built from
+        SQLite when that is missing, unreadable or does not hold the segment's rows (then saved)."""
+        graph = self._closed.get(segment)
+        if graph is not None:
+            return graph
+        first, last = segment * SEGMENT_ROWS + 1, (segment + 1) * SEGMENT_ROWS
+        stored = self._db.execute(
+            "SELECT COUNT(*) FROM articles WHERE rid BETWEEN ? AND ? AND vector IS NOT NULL", (first, last)).fetchone()[0]
+        path = self._segment_path(segment)
+        try:
+            graph = self._read_graph(path, stored)
+            if graph.get_current_count() != stored:
+                raise ValueError(f"it holds {graph.get_current_count()} vectors, SQLite {stored}")
+        except (OSError, ValueError, RuntimeError) as exc:
+            if path.exists():
+                log.warning("vector index segment %s unreadable (%s); rebuilding it from SQLite", path, exc)
+            else:
+                log.info("building vector index segment %d (rows %d-%d) from SQLite", segment, first, last)
+            graph = self._new_graph(max(stored, 1))
+            rows = self._db.execute(
+                "SELECT rid, vector FROM articles WHERE rid BETWEEN ? AND ? AND vector IS NOT NULL", (first, last)).fetchall()
+            if rows:
+                graph.add_items(np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows]),
+                                np.asarray([r[0] for r in rows], dtype=np.int64))
+            tmp = path.with_name(path.name + ".tmp")
+            graph.save_index(str(tmp))
+            os.replace(tmp, path)
+        self._closed[segment] = graph
+        return graph
 
     def write(self, articles: Sequence[StoredArticle], merges: Sequence[ClusterChange] = ()) -> None:
         if not articles and not merges:

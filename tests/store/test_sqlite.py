@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from dataclasses import replace
 
@@ -46,10 +47,89 @@ def test_vector_index_catches_up_after_a_crash(tmp_path):
 def test_unreadable_vector_index_is_rebuilt_from_sqlite(tmp_path):
     with open_store(tmp_path) as s:
         s.write([art(f"a{i}", vector=unit(i)) for i in range(5)])
-    (tmp_path / sqlite_store.ANN_FILE).write_bytes(b"garbage")
+    (tmp_path / sqlite_store.SEGMENT_FILE.format(0)).write_bytes(b"garbage")
     with open_store(tmp_path) as s:
         [hits] = s.knn([KnnQuery(unit(4), k=1, min_score=0.99)])
         assert [a.id for a, _ in hits] == ["a4"]
+
+
+def _windowless_top(store, vector, k=5):
+    [hits] = store.knn([KnnQuery(vector, k=k, min_score=-1.0)])  # no window: the graphs answer
+    return [a.id for a, _ in hits]
+
+
+def _brute_top(vectors: dict, vector, k=5):
+    return sorted(vectors, key=lambda aid: (-float(np.dot(vectors[aid], vector)), aid))[:k]
+
+
+def test_graph_segments_hold_every_row_and_older_ones_stay_on_disk(tmp_path, monkeypatch):
+    """Each SEGMENT_ROWS rows have a graph of their own; only the newest is held in memory, the
+    others are read back when a windowless search needs them, and every row is found."""
+    monkeypatch.setattr(sqlite_store, "SEGMENT_ROWS", 10)
+    vectors = {f"a{i}": unit(100 + i) for i in range(35)}
+    ids = list(vectors)
+    with open_store(tmp_path) as s:
+        for at in range(0, 35, 7):  # batches that straddle the segments' bounds
+            s.write([art(aid, vector=vectors[aid]) for aid in ids[at : at + 7]])
+        s._ann_wait()
+        assert s._segment == 3 and s._ann.get_current_count() == 5 and s._closed == {}
+        assert all((tmp_path / sqlite_store.SEGMENT_FILE.format(k)).exists() for k in range(3))
+        for aid in ("a0", "a9", "a10", "a27", "a34"):
+            assert _windowless_top(s, vectors[aid]) == _brute_top(vectors, vectors[aid])
+        assert sorted(s._closed) == [0, 1, 2]
+    with open_store(tmp_path) as s:  # reopened: the newest segment from its file, the rest when searched
+        assert s._segment == 3 and s._ann.get_current_count() == 5 and s._closed == {}
+        assert _windowless_top(s, vectors["a3"]) == _brute_top(vectors, vectors["a3"])
+    (tmp_path / sqlite_store.SEGMENT_FILE.format(1)).unlink()
+    (tmp_path / sqlite_store.SEGMENT_FILE.format(2)).write_bytes(b"garbage")
+    with open_store(tmp_path) as s:  # a lost or broken older segment is rebuilt from SQLite
+        for aid in ("a12", "a25"):
+            assert _windowless_top(s, vectors[aid]) == _brute_top(vectors, vectors[aid])
+    assert (tmp_path / sqlite_store.SEGMENT_FILE.format(1)).exists()
+
+
+def test_graph_segments_catch_up_after_a_crash_across_a_segment_bound(tmp_path, monkeypatch):
+    monkeypatch.setattr(sqlite_store, "SEGMENT_ROWS", 10)
+    vectors = {f"a{i}": unit(200 + i) for i in range(28)}
+    ids = list(vectors)
+    s = open_store(tmp_path)
+    s.write([art(aid, vector=vectors[aid]) for aid in ids[:8]])
+    s._save_ann()
+    s.write([art(aid, vector=vectors[aid]) for aid in ids[8:28]])
+    s._ann_wait()
+    s._db.close()  # kill -9: the meta file names segment 1 (saved when 2 opened); 2 was never saved
+    assert json.loads((tmp_path / sqlite_store.ANN_META_FILE).read_text())["segment"] == 1
+    (tmp_path / sqlite_store.SEGMENT_FILE.format(0)).unlink()  # and an older one is lost
+    with open_store(tmp_path) as s2:
+        assert s2._segment == 2 and s2._ann.get_current_count() == 8  # caught up into the next segment
+        for aid in ("a0", "a7", "a8", "a15", "a27"):
+            assert _windowless_top(s2, vectors[aid]) == _brute_top(vectors, vectors[aid])
+
+
+def test_a_store_with_one_graph_for_all_rows_opens_with_segments(tmp_path, monkeypatch):
+    """Stores written before segments have one graph file; it is replaced, not trusted."""
+    monkeypatch.setattr(sqlite_store, "SEGMENT_ROWS", 10)
+    vectors = {f"a{i}": unit(300 + i) for i in range(24)}
+    with open_store(tmp_path) as s:
+        s.write([art(aid, vector=v) for aid, v in vectors.items()])
+    (tmp_path / sqlite_store.ANN_META_FILE).write_text('{"max_rid": 24, "capacity": 1024}')
+    (tmp_path / sqlite_store.LEGACY_ANN_FILE).write_bytes(b"an old graph")
+    with open_store(tmp_path) as s:
+        assert s._segment == 2
+        for aid in ("a1", "a13", "a23"):
+            assert _windowless_top(s, vectors[aid]) == _brute_top(vectors, vectors[aid])
+    assert not (tmp_path / sqlite_store.LEGACY_ANN_FILE).exists()
+
+
+def test_merged_hits_leave_out_what_a_graph_asked_for_too_few_may_outrank():
+    from indexer.store.sqlite import merged_hits
+
+    whole = (3, 3, np.array([1, 2, 3]), np.array([0.9, 0.5, 0.2], np.float32))  # all it holds
+    cut = (2, 10, np.array([7, 8]), np.array([0.8, 0.6], np.float32))  # it holds 8 more, each <= 0.6
+    hits, exhausted = merged_hits([whole, cut], min_score=0.3)
+    assert [rid for rid, _ in hits] == [1, 7, 8] and not exhausted  # 0.5 may be outranked
+    hits, exhausted = merged_hits([whole, (2, 10, np.array([7, 8]), np.array([0.8, 0.25], np.float32))], 0.3)
+    assert [rid for rid, _ in hits] == [1, 7, 2] and exhausted  # the cut graph's rest is below the floor
 
 
 def test_index_grows_past_its_initial_capacity(tmp_path):
