@@ -35,7 +35,8 @@ from itertools import chain
 from typing import Sequence
 
 import numpy as np
-from numba import njit
+
+from ..compiled import compiled
 
 VOCAB_CHUNKS = 17  # the embedding table ships as 17 interleaved uint8 blocks, each with its own scale
 EMB_DIMS = 512
@@ -281,13 +282,7 @@ class UseM3:
 _REORDER = {"reassoc", "contract", "nsz"}
 
 
-def _compiled(fn):
-    """``fn`` compiled once per machine: the machine code is cached on disk (next to this file,
-    else in the user's cache directory), so later starts load it instead of compiling (~3 s)."""
-    try:
-        return njit(nogil=True, cache=True, fastmath=_REORDER)(fn)
-    except RuntimeError:  # no writable cache location: compile at each start instead
-        return njit(nogil=True, fastmath=_REORDER)(fn)
+_compiled = compiled(fastmath=_REORDER)  # (~3 s to compile, once per machine)
 
 
 @_compiled

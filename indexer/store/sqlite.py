@@ -389,7 +389,6 @@ class SqliteStore:
         self._closed_count += self._ann.get_current_count()
         self._ann = self._new_graph()
         self._segment = segment
-        self._closed.clear()  # loaded for searches; the list of segments changed
         self._ann_max_rid = self._ann_held_rid = max(self._ann_max_rid, segment * SEGMENT_ROWS)
 
     def _ann_add(self, rids: list[int], vectors: np.ndarray) -> None:

@@ -261,3 +261,35 @@ def test_days_no_search_reaches_any_more_are_dropped():
     loads.clear()
     assert [r for r, _ in days.search(v, 5, 0.5, 3 * DAY_SECONDS, 4 * DAY_SECONDS - 1)] == [3]
     assert 3 in loads
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_compiled_selection_equals_numpy(dtype):
+    """The k-th best lower bound of each query over its days, and the scores in reach of a floor,
+    as numpy computes them (−inf scores never count; a query with fewer than k scores has none)."""
+    from indexer.store.day_vectors import _floors_in, _keep_best_lower_bounds, _rows_in_reach
+
+    rng = np.random.default_rng(5)
+    ks = np.array([3, 0, 40, 1], dtype=np.int64)
+    heaps, filled = np.full((4, 40), -np.inf), np.zeros(4, dtype=np.int64)
+    days, seen = [], [[] for _ in ks]
+    for _ in range(3):
+        asked = np.sort(rng.choice(4, size=3, replace=False))
+        approx = rng.normal(size=(3, 9)).astype(dtype)
+        approx[rng.random(approx.shape) < 0.3] = -np.inf
+        offset = rng.random(3) * 1e-3
+        _keep_best_lower_bounds(approx, asked, offset, ks, heaps, filled)
+        for r, q in enumerate(asked):
+            row = approx[r][approx[r] > -np.inf]
+            seen[q].append(row.astype(np.float64) - offset[r])
+        days.append((asked, approx))
+    for q, k in enumerate(ks):
+        values = np.sort(np.concatenate(seen[q]))[::-1]
+        expected = values[k - 1] if 0 < k <= len(values) else -np.inf
+        got = heaps[q, 0] if 0 < k and filled[q] == k else -np.inf
+        assert got == expected
+    for asked, approx in days:
+        floors = _floors_in(approx.dtype, rng.normal(size=len(asked)) * 0.5)
+        rows, cols = _rows_in_reach(approx, floors)
+        want_rows, want_cols = np.nonzero((approx >= floors[:, None]) & (approx > -np.inf))
+        assert rows.tolist() == want_rows.tolist() and cols.tolist() == want_cols.tolist()
