@@ -378,7 +378,7 @@ def _keep_best_lower_bounds(approx, asked, offset, ks, heaps, filled):  # pragma
         size = filled[q]
         for j in range(approx.shape[1]):
             a = approx[r, j]
-            if a == -np.inf:
+            if not a > -np.inf:  # outside the window or below the floor (or not a number)
                 continue
             v = np.float64(a) - offset[r]
             if size < k:  # not full: add, sift up

@@ -385,7 +385,7 @@ class SqliteStore:
     def _rotate(self, segment: int) -> None:
         """Close the open segment (saved whole, then dropped from memory: a search that needs it
         reads it back) and open an empty one for ``segment``. Every addition to it has finished."""
-        self._save_ann()
+        self._write_graph()
         self._closed_count += self._ann.get_current_count()
         self._ann = self._new_graph()
         self._segment = segment
@@ -456,6 +456,11 @@ class SqliteStore:
         if self._ann is None:
             return
         self._ann_wait()  # the meta file names the rows the saved graph holds
+        self._write_graph()
+
+    def _write_graph(self) -> None:
+        """Save the newest segment's graph and the meta file naming it; every addition to it has
+        finished (a rotation inside a catch-up must not wait: the wait would start the catch-up again)."""
         ann_path, meta_path = self._segment_path(self._segment), self.directory / ANN_META_FILE
         tmp_ann, tmp_meta = ann_path.with_name(ann_path.name + ".tmp"), meta_path.with_name(ANN_META_FILE + ".tmp")
         self._ann.save_index(str(tmp_ann))

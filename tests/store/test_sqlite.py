@@ -106,6 +106,39 @@ def test_graph_segments_catch_up_after_a_crash_across_a_segment_bound(tmp_path, 
             assert _windowless_top(s2, vectors[aid]) == _brute_top(vectors, vectors[aid])
 
 
+def test_rows_another_writer_added_across_a_segment_bound_are_caught_up(tmp_path, monkeypatch):
+    """A daemon that stood by while an ingest wrote past the next segment's first row catches up
+    (its rotation saves without waiting for the catch-up that is running it) and writes on."""
+    monkeypatch.setattr(sqlite_store, "SEGMENT_ROWS", 10)
+    vectors = {f"a{i}": unit(400 + i) for i in range(17)}
+    ids = list(vectors)
+    daemon = open_store(tmp_path)
+    daemon.write([art(aid, vector=vectors[aid]) for aid in ids[:5]])
+    with open_store(tmp_path) as ingest:
+        ingest.write([art(aid, vector=vectors[aid]) for aid in ids[5:15]])
+    try:
+        daemon.write([art(aid, vector=vectors[aid]) for aid in ids[15:]])
+        assert daemon._segment == 1
+        for aid in ("a2", "a9", "a12", "a16"):
+            assert _windowless_top(daemon, vectors[aid]) == _brute_top(vectors, vectors[aid])
+    finally:
+        daemon.close()
+
+
+def test_a_failed_addition_across_a_segment_bound_is_redone(tmp_path, monkeypatch):
+    monkeypatch.setattr(sqlite_store, "SEGMENT_ROWS", 10)
+    vectors = {f"a{i}": unit(500 + i) for i in range(16)}
+    ids = list(vectors)
+    with open_store(tmp_path) as s:
+        s.write([art(aid, vector=vectors[aid]) for aid in ids[:8]])
+        s._ann_wait()
+        s._ann = _FailingGraph(s._ann, failures=1)
+        s.write([art(aid, vector=vectors[aid]) for aid in ids[8:13]])  # segment 0's part fails
+        s.write([art(aid, vector=vectors[aid]) for aid in ids[13:]])
+        for aid in ("a0", "a8", "a9", "a10", "a15"):
+            assert _windowless_top(s, vectors[aid]) == _brute_top(vectors, vectors[aid])
+
+
 def test_a_store_with_one_graph_for_all_rows_opens_with_segments(tmp_path, monkeypatch):
     """Stores written before segments have one graph file; it is replaced, not trusted."""
     monkeypatch.setattr(sqlite_store, "SEGMENT_ROWS", 10)
