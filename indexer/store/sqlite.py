@@ -739,6 +739,9 @@ class SqliteStore:
                             new_rows.append((rid, _ts(a.publish_time), a.vector))
                 for change in merges:  # one transaction with the articles whose decisions made them
                     self._merge(change)
+            # Another connection may have committed after the look above and before this
+            # transaction began: its rows lie below these, and the graph must not skip them.
+            self._follow_other_writers()
             if merges:
                 self._row_cache.clear()  # rows of merged clusters changed
             if new_rows and self._ann is not None:

@@ -125,6 +125,27 @@ def test_rows_another_writer_added_across_a_segment_bound_are_caught_up(tmp_path
         daemon.close()
 
 
+def test_rows_another_writer_commits_just_before_a_write_reach_the_graph(tmp_path):
+    s = open_store(tmp_path)
+    s.write([art("a0", vector=unit(600))])
+    begin = s._transaction
+
+    def another_commit_first(what):  # between this store's look at other writers and its BEGIN
+        with open_store(tmp_path) as other:
+            other.write([art("b0", vector=unit(601))])
+        s._transaction = begin
+        return begin(what)
+
+    s._transaction = another_commit_first
+    try:
+        s.write([art("a1", vector=unit(602))])
+        for aid, seed in [("a0", 600), ("b0", 601), ("a1", 602)]:
+            [hits] = s.knn([KnnQuery(unit(seed), k=1, min_score=0.99)])  # no window: the graph
+            assert [a.id for a, _ in hits] == [aid]
+    finally:
+        s.close()
+
+
 def test_a_failed_addition_across_a_segment_bound_is_redone(tmp_path, monkeypatch):
     monkeypatch.setattr(sqlite_store, "SEGMENT_ROWS", 10)
     vectors = {f"a{i}": unit(500 + i) for i in range(16)}
