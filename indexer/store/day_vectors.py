@@ -322,9 +322,8 @@ class DayVectors:
         for bucket, asked, approx, bound in scanned:
             floors = _floors_in(approx.dtype, np.maximum(threshold[asked], queries.min_score[asked]) - bound)
             at_rows, at_cols = _rows_in_reach(approx, floors)
-            cuts = np.flatnonzero(np.diff(at_rows)) + 1
-            for part in np.split(np.arange(len(at_rows)), cuts) if len(at_rows) else []:
-                qi, rows = asked[at_rows[part[0]]], at_cols[part]
+            for r, part in runs(at_rows):
+                qi, rows = asked[r], at_cols[part]
                 rids[qi].append(bucket.rids[rows])
                 # Each row's product summed on its own (numpy's pairwise sum along a row), not by
                 # BLAS, whose order of summing varies with the number of rows: a row scores the
@@ -352,6 +351,14 @@ def _days_in_windows(first_days: np.ndarray, last_days: np.ndarray) -> list[int]
         days.extend(range(first, last + 1))
         reached = last if reached is None else max(reached, last)
     return days
+
+
+def runs(keys: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Each run of equal values in ``keys`` (sorted), in order: (the value, its positions)."""
+    if not len(keys):
+        return []
+    starts = np.flatnonzero(np.diff(keys)) + 1
+    return [(int(keys[part[0]]), part) for part in np.split(np.arange(len(keys)), starts)]
 
 
 def _floors_in(dtype: np.dtype, floors: np.ndarray) -> np.ndarray:

@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import StoreError, StoreSchemaError
 from ..features.simhash import from_signed, to_signed
 from .base import INDEXER, MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, TitleQuery, moved_article, oldest_other_member
-from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, WindowSearch, stack
+from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, WindowSearch, runs, stack
 
 log = logging.getLogger(__name__)
 
@@ -150,9 +150,19 @@ def _segment_of(rid: int) -> int:
 
 def _by_segment(rids: np.ndarray) -> list[tuple[int, np.ndarray]]:
     """Ascending row ids split by segment: (segment, positions in ``rids``) in order."""
-    segments = (rids - 1) // SEGMENT_ROWS
-    cuts = np.flatnonzero(np.diff(segments)) + 1
-    return [(int(segments[part[0]]), part) for part in np.split(np.arange(len(rids)), cuts)]
+    return runs((rids - 1) // SEGMENT_ROWS)
+
+
+def _vector_rows(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:
+    """(row id, vector bytes) rows as row ids and a vector matrix."""
+    return np.asarray([r[0] for r in rows], dtype=np.int64), np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+
+
+def _save_graph(graph, path: Path) -> None:
+    """Write a graph's file atomically: a reader sees the old file or the new one, never a part."""
+    tmp = path.with_name(path.name + ".tmp")
+    graph.save_index(str(tmp))
+    os.replace(tmp, path)
 
 
 def merged_hits(found: Sequence[tuple[int, int, np.ndarray, np.ndarray]], min_score: float) -> tuple[list[tuple[int, float]], bool]:
@@ -365,8 +375,7 @@ class SqliteStore:
             ).fetchall()
             if not rows:
                 break
-            rids = np.asarray([r[0] for r in rows], dtype=np.int64)
-            vectors = np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+            rids, vectors = _vector_rows(rows)
             for segment, at in _by_segment(rids):
                 if segment > self._segment:
                     self._rotate(segment)
@@ -461,15 +470,14 @@ class SqliteStore:
     def _write_graph(self) -> None:
         """Save the newest segment's graph and the meta file naming it; every addition to it has
         finished (a rotation inside a catch-up must not wait: the wait would start the catch-up again)."""
-        ann_path, meta_path = self._segment_path(self._segment), self.directory / ANN_META_FILE
-        tmp_ann, tmp_meta = ann_path.with_name(ann_path.name + ".tmp"), meta_path.with_name(ANN_META_FILE + ".tmp")
-        self._ann.save_index(str(tmp_ann))
+        # The meta file names the rows the graph holds, so it must never be newer than the graph.
+        _save_graph(self._ann, self._segment_path(self._segment))
+        meta_path = self.directory / ANN_META_FILE
+        tmp_meta = meta_path.with_name(ANN_META_FILE + ".tmp")
         tmp_meta.write_text(json.dumps({
             "segment_rows": SEGMENT_ROWS, "segment": self._segment, "max_rid": self._ann_max_rid,
             "capacity": self._ann.get_max_elements(), "closed_vectors": self._closed_count,
         }))
-        # The meta file names the rows the index holds, so it must never be newer than the index.
-        os.replace(tmp_ann, ann_path)
         os.replace(tmp_meta, meta_path)
         self._unsaved = 0
         (self.directory / LEGACY_ANN_FILE).unlink(missing_ok=True)  # one graph for all, before segments
@@ -690,11 +698,9 @@ class SqliteStore:
             rows = self._db.execute(
                 "SELECT rid, vector FROM articles WHERE rid BETWEEN ? AND ? AND vector IS NOT NULL", (first, last)).fetchall()
             if rows:
-                graph.add_items(np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows]),
-                                np.asarray([r[0] for r in rows], dtype=np.int64))
-            tmp = path.with_name(path.name + ".tmp")
-            graph.save_index(str(tmp))
-            os.replace(tmp, path)
+                rids, vectors = _vector_rows(rows)
+                _add_to_graph(graph, vectors, rids)
+            _save_graph(graph, path)
         self._closed[segment] = graph
         return graph
 
