@@ -1,7 +1,7 @@
 """Ingest rate as the store grows: articles/s over the last --window articles before each size,
 with resident memory and disk, in one run into one embedded store.
 
-    python bench/store_growth.py [--sizes 10000 100000] [--window 10000]
+    python bench/store_growth.py [--sizes 10000 100000] [--window 5000]
 
 Articles are news-shaped and distinct: each is 6-15 real sentences (ccf2019_inews, cec_news) drawn
 at random, its headline its first sentence, published at --per-day articles a day; --repost-share
@@ -12,9 +12,18 @@ model is replaced by a lookup of them (the embedding cost is measured in bench/i
 this measures what grows with the store (lookups, windowed kNN, decisions, writes). Every layer and
 rule runs with the default settings.
 
-A window as long as the first size (the default: 10,000 at 10k) starts on an empty store, whose
-first articles have little in their time window and go faster (one run: 453 articles/s over the
-first 5,000, 371 over the next 5,000): ``--window 5000`` measures a 10k store warm.
+The window is 5,000 by default, so that the 10k store is measured warm: a window as long as the
+first size starts on an empty store, whose first articles have little in their time window and go
+faster (one run: 453 articles/s over the first 5,000, 371 over the next 5,000).
+
+The rate at the first size is also measured again right after each size's window (``--reference``,
+on by default), in a process of its own: a copy of the store as it stood --warmup articles before
+the first size's window ingests those articles untimed, then the window's timed. A run to 1M takes
+an hour, and this machine's speed drifts by more than the change being measured over that long
+(the 10k rate measured 397 and 468 articles/s in two sessions), so the ratio against the
+reference next to it in time compares like with like. Both ratios are printed; the one at the
+first size itself shows how far two measurements of the same thing differ. Only the indexer's
+time is counted, in both, not the making of the records.
 """
 
 from __future__ import annotations
@@ -22,6 +31,8 @@ from __future__ import annotations
 import argparse
 import random
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -122,51 +133,137 @@ def disk_mib(directory: Path) -> float:
     return sum(p.stat().st_size for p in directory.rglob("*") if p.is_file()) / 2**20
 
 
+CHUNK = 1000  # records handed to the indexer at a time
+
+
+def duplicates_of(ix: Indexer, records: list[dict]) -> int:
+    return sum(o.decision.value == "duplicate" for o in ix.index_many(records))
+
+
+class Reference:
+    """The first size's window ingested again on a copy of the store as it stood --warmup articles
+    before that window. Run in a process of its own (``reference_rate``), so that the grown store's
+    process keeps its memory figures and caches to itself; the records are made again there, as the
+    same seed makes them."""
+
+    def __init__(self, directory: Path, args: argparse.Namespace):
+        first = min(args.sizes)
+        self.embedder = VectorsByHeadline()
+        self.records = list(articles(first, args.per_day, args.repost_share, self.embedder,
+                                     fitted_gaussian(Path(args.cache_dir))))
+        self.start = first - args.window - args.warmup  # the copy holds the articles before this one
+        self.warm_end = first - args.window
+        self.base, self.run = directory / "base", directory / "run"
+
+    def _ingest(self, path: Path, *parts: list[dict]) -> float:
+        """Ingest ``parts`` in turn into the store at ``path``; the seconds the last part took."""
+        settings = load_settings(overrides={"store.path": str(path)}, environ={})
+        store = open_store(settings, vector_dims=self.embedder.dims, embedding_model=self.embedder.name)
+        seconds = 0.0
+        with Indexer(settings, store, Featurizer(settings, self.embedder)) as ix:
+            for part in parts:
+                started = time.perf_counter()
+                for at in range(0, len(part), CHUNK):
+                    duplicates_of(ix, part[at : at + CHUNK])
+                seconds = time.perf_counter() - started
+        return seconds
+
+    def build_base(self) -> None:
+        self._ingest(self.base, self.records[: self.start])
+
+    def rate(self) -> float:
+        shutil.rmtree(self.run, ignore_errors=True)
+        shutil.copytree(self.base, self.run)
+        try:
+            seconds = self._ingest(self.run, self.records[self.start : self.warm_end], self.records[self.warm_end :])
+        finally:
+            shutil.rmtree(self.run, ignore_errors=True)
+        return (len(self.records) - self.warm_end) / seconds
+
+
+def reference_rate(args: argparse.Namespace, directory: Path, step: str) -> float | None:
+    """``step`` of the reference (``base``: build the copy once; ``rate``: measure) in a child process."""
+    command = [sys.executable, __file__, "--sizes", str(min(args.sizes)), "--window", str(args.window),
+               "--per-day", str(args.per_day), "--repost-share", str(args.repost_share), "--cache-dir", args.cache_dir,
+               "--warmup", str(args.warmup), "--reference-dir", str(directory), "--reference-step", step]
+    done = subprocess.run(command, check=True, capture_output=True, text=True)
+    return float(done.stdout.split()[-1]) if step == "rate" else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument("--window", type=int, default=10_000)
+    parser.add_argument("--window", type=int, default=5_000)
     parser.add_argument("--per-day", type=int, default=2_700)
     parser.add_argument("--repost-share", type=float, default=0.05)
     parser.add_argument("--cache-dir", default=str(FIT_CACHE))
+    parser.add_argument("--reference", action=argparse.BooleanOptionalAction, default=True,
+                        help="measure the first size again after each size (default: on)")
+    parser.add_argument("--warmup", type=int, default=1000, help="untimed articles before a reference window")
+    parser.add_argument("--reference-dir", help=argparse.SUPPRESS)  # a reference step's child process
+    parser.add_argument("--reference-step", choices=("base", "rate"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.reference_step:
+        reference = Reference(Path(args.reference_dir), args)
+        if args.reference_step == "base":
+            reference.build_base()
+        else:
+            print(f"{reference.rate():.3f}")
+        return
+    sizes = sorted(args.sizes)
+    if any(n % CHUNK for n in [*sizes, args.window, args.warmup]):
+        parser.error(f"sizes, --window and --warmup must be multiples of {CHUNK}")
+    if args.reference and sizes[0] < args.window + args.warmup:
+        parser.error("--reference needs the first size to be at least --window + --warmup")
     Path(args.cache_dir).mkdir(parents=True, exist_ok=True)
     fit = fitted_gaussian(Path(args.cache_dir))
     embedder = VectorsByHeadline()
-    sizes = sorted(args.sizes)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        settings = load_settings(overrides={"store.path": tmp}, environ={})
+        main_dir, reference_dir = Path(tmp) / "store", Path(tmp) / "reference"
+        settings = load_settings(overrides={"store.path": str(main_dir)}, environ={})
         store = open_store(settings, vector_dims=embedder.dims, embedding_model=embedder.name)
         with Indexer(settings, store, Featurizer(settings, embedder)) as ix:
             # The lookup keeps the vectors reposts can still ask for (stories of the last two days,
             # and the batches read ahead), so the bench's own memory does not grow with the store.
             stream = articles(sizes[-1], args.per_day, args.repost_share, embedder, fit,
                               kept_vectors=2 * args.per_day + 4 * ix.settings.input.batch_size + 1000)
-            done, dups, started_window = 0, 0, None
+            done, dups, timed = 0, 0, 0.0
             chunk: list[dict] = []
             for rec in stream:
                 chunk.append(rec)
-                if len(chunk) < 1000:
+                if len(chunk) < CHUNK:
                     continue
-                for size in sizes:  # the window before each size is timed
-                    if done < size - args.window + 1 <= done + len(chunk) and started_window is None:
-                        started_window = time.perf_counter()
-                dups += sum(o.decision.value == "duplicate" for o in ix.index_many(chunk))
+                # Only the indexer's time counts, not the making of the records, here as in the
+                # reference runs.
+                started = time.perf_counter()
+                dups += duplicates_of(ix, chunk)
                 done += len(chunk)
                 chunk = []
-                if done in sizes and started_window is not None:
-                    rate = args.window / (time.perf_counter() - started_window)
-                    rows.append((done, rate, rss_mib(), disk_mib(Path(tmp))))
-                    print(f"  {done:>9,} articles: {rate:.1f} articles/s over the last {args.window:,}, "
-                          f"RSS {rows[-1][2]:,.0f} MiB, store {rows[-1][3]:,.0f} MiB on disk, {dups:,} duplicates so far",
-                          flush=True)
-                    started_window = None
-    print(f"{'articles':>10} | {'articles/s (last window)':>24} | {'RSS MiB':>8} | {'disk MiB':>8} | disk per article")
-    for size, rate, rss, disk in rows:
-        print(f"{size:>10,} | {rate:>24.1f} | {rss:>8,.0f} | {disk:>8,.0f} | {disk * 2**20 / size / 1024:.1f} KiB")
+                if any(size - args.window < done <= size for size in sizes):
+                    timed += time.perf_counter() - started
+                if done not in sizes:
+                    continue
+                rate = args.window / timed
+                timed = 0.0
+                rows.append([done, rate, rss_mib(), disk_mib(main_dir), None])
+                if args.reference:
+                    if done == sizes[0]:
+                        reference_rate(args, reference_dir, "base")
+                    rows[-1][4] = reference_rate(args, reference_dir, "rate")
+                print(f"  {done:>9,} articles: {rate:.1f} articles/s over the last {args.window:,}, "
+                      f"RSS {rows[-1][2]:,.0f} MiB, store {rows[-1][3]:,.0f} MiB on disk, {dups:,} duplicates so far"
+                      + (f"; the {sizes[0]:,} store again right after: {rows[-1][4]:.1f} articles/s" if args.reference else ""),
+                      flush=True)
+    print(f"{'articles':>10} | {'articles/s (last window)':>24} | {'RSS MiB':>8} | {'disk MiB':>8} | disk per article"
+          + (f" | {sizes[0]:,} again | ratio" if args.reference else ""))
+    for size, rate, rss, disk, again in rows:
+        print(f"{size:>10,} | {rate:>24.1f} | {rss:>8,.0f} | {disk:>8,.0f} | {disk * 2**20 / size / 1024:>7.1f} KiB"
+              + (f" | {again:>9.1f} | {rate / again:.2f}x" if again else ""))
     if len(rows) > 1:
-        print(f"rate at {rows[-1][0]:,} / rate at {rows[0][0]:,}: {rows[-1][1] / rows[0][1]:.2f}x")
+        print(f"rate at {rows[-1][0]:,} / rate at {rows[0][0]:,} measured first: {rows[-1][1] / rows[0][1]:.2f}x")
+        if args.reference:
+            print(f"rate at {rows[-1][0]:,} / rate at {rows[0][0]:,} measured right after it: {rows[-1][1] / rows[-1][4]:.2f}x")
 
 
 if __name__ == "__main__":
