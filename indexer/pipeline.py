@@ -37,6 +37,7 @@ from .features.shingles import contained, shingles
 from .features.simhash import hamming
 from .settings import Settings
 from .store import BandQuery, ClusterChange, KnnQuery, Store, StoredArticle, TimeWindow, TitleQuery, open_store
+from .store.base import cluster_history
 from .store.memory import MemoryIndex
 
 log = logging.getLogger(__name__)
@@ -330,7 +331,7 @@ class Indexer:
                 "evidence": ev.__dict__,
             })
         rows.sort(key=lambda r: (r["role"] == "candidate", -(r["score"] or 0), -(r["evidence"]["event_score"] or 0)))
-        changes = [c.record() for c in self.store.cluster_changes(stored.cluster_id)]
+        changes = [c.record() for c in cluster_history(self.store, stored.cluster_id)]
         return {"article": stored.export_record(), "comparisons": rows[: max(limit, len(wanted))], "cluster_changes": changes}
 
     # ---- batch decision ------------------------------------------------------------------------------

@@ -227,3 +227,27 @@ class Store(Protocol):
     def stats(self) -> StoreStats: ...
 
     def close(self) -> None: ...
+
+
+def cluster_history(store: Store, cluster_id: str) -> list[ClusterChange]:
+    """What made ``cluster_id`` the cluster it is, in the order it happened: its own entries in the
+    change log, and before each merge into it, the merged cluster's history up to that merge (and
+    so on down a chain). A store's ``cluster_changes`` answers one cluster's own entries: after a
+    was merged into b and b into c, c's hold b → c but not a → b, which moved a's articles too."""
+    history: list[ClusterChange] = []
+    seen: set[ClusterChange] = set()
+    followed = {cluster_id}
+
+    def walk(cid: str, until: datetime | None) -> None:
+        for change in store.cluster_changes(cid):
+            if change in seen or (until is not None and change.at is not None and change.at > until):
+                continue  # listed already, or after cid was merged away (its id may lead a new cluster later)
+            if change.kind == "merge" and change.into == cid and change.source not in followed:
+                followed.add(change.source)
+                walk(change.source, change.at)
+            if change not in seen:  # the merged cluster's own entries end with this merge
+                seen.add(change)
+                history.append(change)
+
+    walk(cluster_id, None)
+    return history

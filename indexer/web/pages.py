@@ -22,7 +22,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ..daemon.api import ApiError, ServiceContext, apply_merge, apply_split
 from ..errors import StoreError
-from ..store.base import StoredArticle
+from ..store.base import StoredArticle, cluster_history
 from . import charts
 from .cluster_index import SORTS, ClusterFilter, ClusterIndex, duplicate_rate_per_source, duplicates_per_day, page_of
 from ..labels import person_name
@@ -315,7 +315,7 @@ def _cluster_view(ctx: ServiceContext, cluster_id: str) -> dict:
     evidence = {m.id: row for (m, _), row in zip(pairs, ctx.pair_evidence(pairs))}
     times = [m.publish_time for m in members if m.publish_time]
     timeline = _timeline(members, min(times), max(times), ctx.settings.default_tz) if times else []
-    changes = [c.record() for c in ix.store.cluster_changes(cluster_id)]
+    changes = [c.record() for c in cluster_history(ix.store, cluster_id)]
     return dict(cluster_id=cluster_id, canonical=canonical, members=members, evidence=evidence, timeline=timeline,
                 changes=changes, first=min(times) if times else None, last=max(times) if times else None,
                 explained_all=len(members) <= MAX_EXPLAINED)

@@ -268,6 +268,28 @@ def test_oldest_other_member_rule():
     assert oldest_other_member([("only", T0)], "only") is None
 
 
+def test_a_clusters_history_holds_the_clusters_merged_into_it_up_to_their_merge(store_factory):
+    """A store's change log answers one cluster's own entries; ``cluster_history`` (what explain
+    and the cluster page show) follows merges down: a into b, then b into c, is c's history."""
+    from indexer.store.base import cluster_history
+
+    store = store_factory()
+    store.write([art(x, when=T0 + timedelta(hours=i)) for i, x in enumerate("abcd")])
+    day = timedelta(days=1)
+    store.merge_clusters([ClusterChange("merge", into="b", source="a", reason="same story", by="tester", at=T0 + day)])
+    store.merge_clusters([ClusterChange("merge", into="c", source="b", reason="same story", by="tester", at=T0 + 2 * day)])
+    assert [(c.into, c.source) for c in store.cluster_changes("c")] == [("c", "b")]
+    assert [(c.into, c.source) for c in cluster_history(store, "c")] == [("b", "a"), ("c", "b")]
+    # A person splits b out: b leads a cluster of its own again, and what joins it later is b's
+    # history, not c's.
+    store.split_article(ClusterChange("split", into="b", source="c", article_id="b", by="editor", at=T0 + 3 * day))
+    store.merge_clusters([ClusterChange("merge", into="b", source="d", reason="same story", by="editor", at=T0 + 4 * day)])
+    assert [(c.kind, c.into, c.source) for c in cluster_history(store, "c")] == [
+        ("merge", "b", "a"), ("merge", "c", "b"), ("split", "b", "c")]
+    assert [(c.kind, c.into, c.source) for c in cluster_history(store, "b")] == [
+        ("merge", "b", "a"), ("merge", "c", "b"), ("split", "b", "c"), ("merge", "b", "d")]
+
+
 def test_the_change_log_tells_corrections_from_the_indexers_merges(store_factory):
     store = store_factory()
     _two_clusters(store)
