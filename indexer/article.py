@@ -28,6 +28,11 @@ KNOWN_FIELDS = ("id", "url", "title", "content", "source", "publish_time")
 # stack, and an unbounded blob would ride along with every read of its neighbours.
 MAX_EXTRA_DEPTH = 32  # nesting levels of objects/arrays below the record itself
 MAX_EXTRA_BYTES = 1024 * 1024  # the extra fields serialised as UTF-8 JSON
+# Fields a store keeps whole as one exact term: Elasticsearch refuses a document whose _id is over
+# 512 bytes, and a keyword over Lucene's 32,766-byte term limit, on every try; the article would
+# be accepted and then never written. Refused here instead, for every store alike.
+MAX_ID_BYTES = 512
+MAX_SOURCE_BYTES = 1024
 
 # Set in ``extra`` when ``content`` is a whole web page (indexer/html.py is_whole_page): its features
 # read the story extracted from the page, while ``content`` keeps the page as given.
@@ -136,6 +141,11 @@ def article_from_record(
             raise InvalidArticle(f"field {name!r} holds binary data, not text", where)
     for name, text in (("id", given_id), ("url", url), ("source", source), ("title", title), ("content", content)):
         _check_text(name, text, where)
+    for name, text, limit in (("id", given_id, MAX_ID_BYTES), ("source", source, MAX_SOURCE_BYTES)):
+        if len(text) * 4 > limit and (size := len(text.encode("utf-8"))) > limit:
+            raise InvalidArticle(f"field {name!r} takes {size} bytes as UTF-8, more than {limit}", where)
+    if isinstance(record.get("publish_time"), str):  # the record is queued as it came: it must encode
+        _check_text("publish_time", record["publish_time"], where)
     try:
         published = parse_time(record.get("publish_time"), default_tz)
     except ValueError as exc:

@@ -16,6 +16,8 @@ never need to catch sqlite3, hnswlib or elasticsearch exception types.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 
 class NewsdedupError(Exception):
     """Root of every error newsdedup raises on purpose."""
@@ -59,11 +61,14 @@ class WriterBusy(StoreError):
 
 
 class BulkWriteError(StoreError):
-    """Some articles of a batch were not written. ``errors`` is a list of ``(article_id, reason)``."""
+    """Some articles of a batch were not written. ``errors`` is a list of ``(article_id, reason)``;
+    ``refused`` names those the store answered it will never take (a mapping error, a value over
+    one of its limits), not those it could not take in time, which a later try may write."""
 
-    def __init__(self, message: str, errors: list[tuple[str, str]]):
+    def __init__(self, message: str, errors: list[tuple[str, str]], refused: Sequence[str] = ()):
         super().__init__(message)
         self.errors = errors
+        self.refused = list(refused)
 
     def __reduce__(self):
-        return (type(self), (self.args[0], self.errors))
+        return (type(self), (self.args[0], self.errors, self.refused))

@@ -113,6 +113,22 @@ def test_unknown_fields_are_bounded_in_depth_and_size_naming_the_record():
     assert len(article_from_record({"title": "标题", "content": "长" * MAX_EXTRA_BYTES}).content) == MAX_EXTRA_BYTES
 
 
+def test_ids_and_sources_over_a_stores_term_limits_are_refused_with_their_size():
+    from indexer.article import MAX_ID_BYTES, MAX_SOURCE_BYTES
+
+    with pytest.raises(InvalidArticle, match=rf"item 3: field 'id' takes 600 bytes as UTF-8, more than {MAX_ID_BYTES}"):
+        article_from_record({"id": "新" * 200, "title": "t"}, "item 3")
+    with pytest.raises(InvalidArticle, match=rf"field 'source' takes 40000 bytes as UTF-8, more than {MAX_SOURCE_BYTES}"):
+        article_from_record({"title": "t", "source": "x" * 40000})
+    assert article_from_record({"id": "新" * 170, "title": "t", "source": "s" * MAX_SOURCE_BYTES}).id == "新" * 170
+
+
+def test_a_publish_time_that_cannot_be_encoded_is_refused_though_a_date_is_in_it():
+    # the record is queued as it came, so every string in it must encode as UTF-8
+    with pytest.raises(InvalidArticle, match="item 2: field 'publish_time' holds a lone surrogate"):
+        article_from_record({"title": "t", "publish_time": "2024-01-02 10:00 \ud800"}, "item 2")
+
+
 def test_lone_surrogates_are_refused_per_record_wherever_they_are():
     for record, name in (({"title": "标\ud800题"}, "title"), ({"title": "t", "content": "正文\udfff"}, "content"),
                          ({"title": "t", "source": "\ud83d"}, "source"), ({"title": "t", "tags": ["a", "\ud800"]}, "tags"),

@@ -271,7 +271,9 @@ def parse_body(text: str) -> tuple[list[Any], dict[int, str]]:
     except (ValueError, RecursionError) as first:  # JSONDecodeError is a ValueError
         if isinstance(first, RecursionError) and (elements := split_json_array(text)) is not None:
             return _parse_each(elements)  # one element too deep for the parser: refuse only that one
-        lines = [ln for ln in text.splitlines() if ln.strip()]
+        # Lines end at \n only: str.splitlines also breaks at U+2028, U+2029 and U+0085, which a
+        # JSON string may hold unescaped, and would cut a valid line in two.
+        lines = [ln for ln in text.split("\n") if ln.strip()]
         if len(lines) < 2:
             raise ApiError(400, f"body is not JSON: {_json_error(first)}") from None
         items, errors = _parse_each(lines)

@@ -85,6 +85,7 @@ class Worker(threading.Thread):
         self._deadline: float | None = None
         self._lookahead: _Batch | None = None
         self._closed = threading.Event()
+        self._store_closed = threading.Event()  # close_store was called: later failures are not the articles'
         self.finished = threading.Event()
 
     # ---- control ---------------------------------------------------------------------------------------
@@ -149,6 +150,7 @@ class Worker(threading.Thread):
             self.close_store()
 
     def close_store(self) -> None:
+        self._store_closed.set()
         indexer, self.indexer = self.indexer, None
         if indexer is not None:
             try:
@@ -238,6 +240,10 @@ class Worker(threading.Thread):
                 # Its features stay valid if the store fails: a retry decides the same prepared batch.
                 outcomes = self.indexer.index_prepared(batch.prepared)
             except StoreError as exc:
+                if refused_articles(exc):  # retrying the batch would fail the same way, forever
+                    log.error("the store refused articles of a batch for good (%s); writing them one by one", exc)
+                    self._one_by_one(batch.items)
+                    return
                 delay = self._store_failed(f"store unavailable: {exc}")
                 log.warning("batch of %d failed on the store (%s); kept in the queue, retrying in %.1fs", len(seqs), exc, delay)
                 if not self._drain_over():
@@ -247,6 +253,9 @@ class Worker(threading.Thread):
                     return
                 continue
             except Exception as exc:  # noqa: BLE001 - not the store: find the poison article
+                if self._store_closed.is_set():  # closed under the worker at the end of a drain
+                    self.queue.release(seqs)
+                    return
                 log.exception("batch failed (%s); retrying its articles one by one", exc)
                 self._one_by_one(batch.items)
                 return
@@ -262,19 +271,36 @@ class Worker(threading.Thread):
             return
 
     def _one_by_one(self, items: list[QueueItem]) -> None:
+        """Each article alone: one that fails by itself is moved to the dead-letter table, with
+        the reason; the rest are written. A drain that runs out or a store closed under the worker
+        stops it: the articles left stay queued for the next start (a closed store fails every
+        article, through no fault of theirs)."""
         for n, item in enumerate(items):
+            if self._drain_over() or self._store_closed.is_set():
+                self.queue.release([i.seq for i in items[n:]])
+                return
             try:
                 outcomes = self.indexer.index_many([item.record], [f"queue#{item.seq}"])
-            except StoreError:
+            except StoreError as exc:
+                if refused := refused_articles(exc):
+                    reasons = "; ".join(why for aid, why in getattr(exc, "errors", ()) if aid in refused)
+                    self._bury(item, f"refused by the store for good: {reasons or exc}")
+                    continue
                 self.queue.release([i.seq for i in items[n:]])
                 return
             except Exception as exc:  # noqa: BLE001
-                log.error("article %s moved to the dead-letter table: %s", item.article_id, exc)
-                self.queue.bury(item, f"{type(exc).__name__}: {exc}")
-                self.metrics.dead.inc()
+                if self._store_closed.is_set():
+                    self.queue.release([i.seq for i in items[n:]])
+                    return
+                self._bury(item, f"{type(exc).__name__}: {exc}")
                 continue
             self.queue.ack([item.seq])
             self._count(outcomes)
+
+    def _bury(self, item: QueueItem, reason: str) -> None:
+        log.error("article %s moved to the dead-letter table: %s", item.article_id, reason)
+        self.queue.bury(item, reason)
+        self.metrics.dead.inc()
 
     def _count(self, outcomes) -> None:
         for o in outcomes:
@@ -285,6 +311,11 @@ class Worker(threading.Thread):
                 self.metrics.duplicates.labels(o.reason).inc()
             if o.decision is Decision.REJECTED:
                 log.warning("indexer rejected %s: %s", o.article_id, o.error)
+
+
+def refused_articles(exc: StoreError) -> list[str]:
+    """The articles a store error says the store will never take (``BulkWriteError.refused``)."""
+    return list(getattr(exc, "refused", ()))
 
 
 __all__ = ["Worker", "open_indexer"]

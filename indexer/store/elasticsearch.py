@@ -468,7 +468,7 @@ class ElasticsearchStore:
                 self._dirty = True
             self._remember(batch, outcome.written, outcome.existing)
             if outcome.failed:
-                self._fail(docs, outcome.failed)
+                self._fail(docs, outcome.failed, outcome.statuses)
             if self.cfg.inflight_max and len(self._inflight) >= self.cfg.inflight_max:
                 self.refresh()
 
@@ -486,8 +486,10 @@ class ElasticsearchStore:
         if existing:
             self._inflight.add(self.get_many(existing).values())
 
-    def _fail(self, docs: dict[str, dict], failed: dict[str, str]) -> None:
-        """Dead-letter, then raise: an accepted article is never dropped silently."""
+    def _fail(self, docs: dict[str, dict], failed: dict[str, str], statuses: dict[str, int | None]) -> None:
+        """Dead-letter, then raise: an accepted article is never dropped silently. The error names
+        the articles refused for good (their last answer not one to retry), so the daemon can set
+        them aside instead of retrying the batch forever."""
         where = ""
         try:
             where = f"; saved to {dead_letter(self.cfg.dead_letter_dir, docs, failed)}"
@@ -499,6 +501,7 @@ class ElasticsearchStore:
             f"{len(failed)} of {len(docs)} articles were not written to {self.alias} "
             f"(first: {first_id}: {first_reason}){where}",
             list(failed.items()),
+            [aid for aid in failed if not is_retryable(statuses.get(aid))],
         )
 
     # ---- merges and splits -----------------------------------------------------------------------------

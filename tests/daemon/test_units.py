@@ -401,3 +401,78 @@ def test_a_later_stop_never_extends_an_earlier_deadline(tmp_path):
     worker.stop(120)
     assert worker._time_left() <= 0 and worker._stopping.is_set()
     q.close()
+
+
+def _run_worker_until(worker, done, timeout=30.0):
+    worker.start()
+    deadline = time.monotonic() + timeout
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    worker.stop(0)
+    worker.join(timeout)
+
+
+def test_an_article_the_store_refuses_for_good_is_dead_lettered_and_the_queue_moves_on(tmp_path, make_indexer):
+    """Elasticsearch answers some articles 400 on every try (BulkWriteError.refused): retrying
+    the batch as if the store were down would hold every later article back forever."""
+    from indexer.daemon.lease import NoopLease
+    from indexer.daemon.worker import Worker
+    from indexer.errors import BulkWriteError
+
+    ix = make_indexer(embedder=None)
+    write = ix.store.write
+
+    def refuses_one(articles, merges=()):  # as the Elasticsearch store does: the rest are written
+        write([a for a in articles if a.id != "bad"], merges)
+        if any(a.id == "bad" for a in articles):
+            raise BulkWriteError("1 article was not written", [("bad", "mapper_parsing_exception")], ["bad"])
+
+    ix.store.write = refuses_one
+    q = DurableQueue(tmp_path / "q", max_items=10)
+    q.put_many([(i, {"id": i, "title": f"新闻标题{i}", "content": f"正文内容{i}"}) for i in ("ok0", "bad")], origin="http")
+    q.put_many([("ok2", {"id": "ok2", "title": "新闻标题ok2", "content": "正文内容ok2"})], origin="http")
+    worker = Worker(Settings(), DaemonSettings(batch_size=2, batch_wait_seconds=0.0, store_retry_initial_seconds=0.05),
+                    q, _metrics(q), indexer_factory=lambda s: ix, lease_factory=NoopLease, close_store_on_exit=False)
+    _run_worker_until(worker, lambda: q.depth() == 0)
+    assert sorted(ix.store.get_many(["ok0", "bad", "ok2"])) == ["ok0", "ok2"]
+    assert [(d.article_id, "mapper_parsing_exception" in d.error) for d in q.dead_letters()] == [("bad", True)]
+    q.close()
+
+
+def test_a_store_closed_under_a_draining_worker_leaves_its_articles_queued_not_dead(tmp_path, make_indexer):
+    """The daemon closes the store when the drain's time is up, even if the worker is still
+    writing article by article: what fails after that is not the articles' fault."""
+    from indexer.daemon.lease import NoopLease
+    from indexer.daemon.worker import Worker
+
+    ix = make_indexer(embedder=None)
+    ix.index_prepared = lambda batch: (_ for _ in ()).throw(RuntimeError("the whole batch failed"))  # -> one by one
+    one = ix.index_many
+    started = threading.Event()
+
+    def slow_one(records, where=None):
+        started.set()
+        time.sleep(0.2)
+        return one(records, where)
+
+    ix.index_many = slow_one
+    q = DurableQueue(tmp_path / "q", max_items=10)
+    q.put_many([(f"a{i}", {"id": f"a{i}", "title": f"新闻标题{i}", "content": f"正文内容{i}"}) for i in range(6)], origin="http")
+    worker = Worker(Settings(), DaemonSettings(batch_size=6, batch_wait_seconds=0.0), q, _metrics(q),
+                    indexer_factory=lambda s: ix, lease_factory=NoopLease, close_store_on_exit=False)
+    worker.start()
+    assert started.wait(30)
+    worker.stop(0)
+    worker.close_store()  # as Daemon.shutdown does once its join deadline passed
+    worker.join(30)
+    assert q.dead_letters() == []
+    assert q.depth() >= 4  # the first article or two may be written; the rest wait for the next start
+    q.close()
+
+
+def test_ndjson_lines_end_at_newlines_only():
+    # U+2028, U+2029 and U+0085 may stand unescaped inside a JSON string (json.dumps with
+    # ensure_ascii=False writes them so): a line holding one is still one record.
+    body = '{"id": "a", "title": "x\u2028y"}\n{"id": "b", "title": "p\u2029q\u0085r"}\n{"id": "c"}'
+    items, errors = parse_body(body)
+    assert [i["id"] for i in items] == ["a", "b", "c"] and errors == {}
