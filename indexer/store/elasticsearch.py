@@ -520,6 +520,8 @@ class ElasticsearchStore:
             self._require_changes()
             self._finish_changes()
             plan = self._resolve_split(change)  # KeyError for an unknown article: nothing recorded
+            if plan["into"] == plan["source"] and change.into != change.article_id:
+                return None  # into the cluster it is in: nothing to move (nor to log, as a label)
             self._unfinished = True
             entry = self._changes.record([change], [self._next_seq()], state=APPLYING, plans=[plan])[0]
             self._apply_changes([entry])

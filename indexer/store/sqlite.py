@@ -811,6 +811,8 @@ class SqliteStore:
                 into = aid if change.into == aid else self._current_cluster(change.into)
                 if into is None:
                     raise KeyError(change.into)
+                if into == source and change.into != aid:
+                    return None  # into the cluster it is in: nothing to move (nor to log, as a label)
                 new_canonical = None
                 if source == aid:  # the canonical leaves: the oldest other member leads the rest
                     rows = self._db.execute("SELECT id, publish_ts FROM articles WHERE cluster_id = ?", (aid,))

@@ -228,6 +228,17 @@ def test_split_moves_one_article_out_alone_or_into_a_named_cluster(store_factory
     assert [c.kind for c in store.cluster_changes("b")] == ["split"]
 
 
+def test_a_split_into_the_cluster_the_article_is_in_changes_and_logs_nothing(store_factory):
+    """Logged, such a split would read as the contradictory labels "different" and "same"."""
+    store = store_factory()
+    _two_clusters(store)
+    before = _clusters(store)
+    assert store.split_article(ClusterChange("split", into="a", source="a", article_id="a2", by="tester")) is None
+    assert store.split_article(ClusterChange("split", into="a2", source="a", article_id="a", by="tester")) is None  # a canonical into its own member
+    assert _clusters(store) == before
+    assert store.cluster_changes() == []
+
+
 def test_splitting_a_canonical_out_makes_the_oldest_other_member_canonical(store_factory):
     store = store_factory()
     store.write([
