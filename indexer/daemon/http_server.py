@@ -84,7 +84,7 @@ class HttpServer:
     def _run(self) -> None:
         try:
             asyncio.run(self._serve())
-        except BaseException:  # noqa: BLE001 - the daemon's wait loop sees the thread gone
+        except BaseException:  # noqa: BLE001 - the daemon's wait loop sees the thread gone (Daemon.wait)
             log.exception("the HTTP server stopped")
 
     def start(self) -> None:

@@ -105,6 +105,10 @@ class Daemon:
                 log.error("the ingest worker stopped unexpectedly; shutting down (queued articles are kept)")
                 self.crashed = True
                 break
+            if not self.httpd.alive():  # no request can reach the daemon: a supervisor should restart it
+                log.error("the HTTP server stopped unexpectedly; shutting down (queued articles are kept)")
+                self.crashed = True
+                break
 
     def shutdown(self) -> int:
         self.accepting = False

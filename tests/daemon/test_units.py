@@ -476,3 +476,17 @@ def test_ndjson_lines_end_at_newlines_only():
     body = '{"id": "a", "title": "x\u2028y"}\n{"id": "b", "title": "p\u2029q\u0085r"}\n{"id": "c"}'
     items, errors = parse_body(body)
     assert [i["id"] for i in items] == ["a", "b", "c"] and errors == {}
+
+
+def test_the_daemon_stops_when_its_http_server_died():
+    """A daemon no request can reach must exit (crashed), so that its supervisor restarts it."""
+    from types import SimpleNamespace
+
+    from indexer.daemon.service import Daemon
+
+    daemon = SimpleNamespace(stop_requested=threading.Event(), worker=SimpleNamespace(is_alive=lambda: True),
+                             httpd=SimpleNamespace(alive=lambda: False), crashed=False)
+    waiter = threading.Thread(target=Daemon.wait, args=(daemon,), daemon=True)
+    waiter.start()
+    waiter.join(10)
+    assert not waiter.is_alive() and daemon.crashed
