@@ -25,7 +25,7 @@ from typing import Iterator, NoReturn, Sequence
 
 import numpy as np
 
-from ..errors import StoreError, StoreSchemaError
+from ..errors import StoreError, StoreSchemaError, StoreUnavailable
 from ..features.simhash import from_signed, to_signed
 from .base import INDEXER, MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, TitleQuery, moved_article, oldest_other_member
 from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, WindowSearch, runs, stack
@@ -762,7 +762,10 @@ class SqliteStore:
     def _transaction(self, what: str) -> Iterator[None]:
         """One write transaction (the caller holds the lock): committed when the block ends,
         rolled back on any error, SQLite errors raised as StoreError naming ``what``."""
-        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:  # another process held the write lock past busy_timeout
+            raise StoreUnavailable(f"{what}: the database stayed locked by another writer ({exc})") from exc
         try:
             yield
             self._db.execute("COMMIT")

@@ -31,6 +31,27 @@ def test_reopen_keeps_articles_and_vectors(tmp_path):
         assert [a.id for a, _ in hits] == ["a3"]
 
 
+def test_a_write_the_database_stays_locked_for_is_a_store_error_to_retry(tmp_path):
+    """Not a raw sqlite3 error: the daemon retries StoreErrors, and takes any other error for a
+    poison article, which it would move to the dead-letter table."""
+    import sqlite3
+
+    from indexer.errors import StoreUnavailable
+
+    with open_store(tmp_path) as s:
+        s._db.execute("PRAGMA busy_timeout=50")
+        other = sqlite3.connect(tmp_path / "articles.sqlite3")
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            with pytest.raises(StoreUnavailable, match="locked"):
+                s.write([art("a")])
+        finally:
+            other.rollback()
+            other.close()
+        s.write([art("a")])
+        assert s.stats().articles == 1
+
+
 def test_vector_index_catches_up_after_a_crash(tmp_path):
     s = open_store(tmp_path)
     s.write([art("a0", vector=unit(0))])
