@@ -142,7 +142,7 @@ def article_from_record(
     for name, text in (("id", given_id), ("url", url), ("source", source), ("title", title), ("content", content)):
         _check_text(name, text, where)
     for name, text, limit in (("id", given_id, MAX_ID_BYTES), ("source", source, MAX_SOURCE_BYTES)):
-        if len(text) * 4 > limit and (size := len(text.encode("utf-8"))) > limit:
+        if (size := len(text.encode("utf-8"))) > limit:
             raise InvalidArticle(f"field {name!r} takes {size} bytes as UTF-8, more than {limit}", where)
     if isinstance(record.get("publish_time"), str):  # the record is queued as it came: it must encode
         _check_text("publish_time", record["publish_time"], where)

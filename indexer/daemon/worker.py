@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from ..errors import StoreError
+from ..errors import BulkWriteError, StoreError
 from ..features import Featurizer
 from ..pipeline import Decision, Indexer, PreparedBatch
 from ..retry import Backoff
@@ -272,30 +272,34 @@ class Worker(threading.Thread):
 
     def _one_by_one(self, items: list[QueueItem]) -> None:
         """Each article alone: one that fails by itself is moved to the dead-letter table, with
-        the reason; the rest are written. A drain that runs out or a store closed under the worker
-        stops it: the articles left stay queued for the next start (a closed store fails every
-        article, through no fault of theirs)."""
+        the reason; the rest are written. A drain that runs out, a store that fails, or a store
+        closed under the worker stops it: the articles left stay queued (a closed store fails
+        every article, through no fault of theirs)."""
         for n, item in enumerate(items):
-            if self._drain_over() or self._store_closed.is_set():
+            if self._drain_over() or self._store_closed.is_set() or not self._write_alone(item):
                 self.queue.release([i.seq for i in items[n:]])
                 return
-            try:
-                outcomes = self.indexer.index_many([item.record], [f"queue#{item.seq}"])
-            except StoreError as exc:
-                if refused := refused_articles(exc):
-                    reasons = "; ".join(why for aid, why in getattr(exc, "errors", ()) if aid in refused)
-                    self._bury(item, f"refused by the store for good: {reasons or exc}")
-                    continue
-                self.queue.release([i.seq for i in items[n:]])
-                return
-            except Exception as exc:  # noqa: BLE001
-                if self._store_closed.is_set():
-                    self.queue.release([i.seq for i in items[n:]])
-                    return
-                self._bury(item, f"{type(exc).__name__}: {exc}")
-                continue
-            self.queue.ack([item.seq])
-            self._count(outcomes)
+
+    def _write_alone(self, item: QueueItem) -> bool:
+        """Write one article, or bury it when it fails by itself; False when the store failed
+        (or was closed) instead, and the article stays queued."""
+        try:
+            outcomes = self.indexer.index_many([item.record], [f"queue#{item.seq}"])
+        except StoreError as exc:
+            refused = refused_articles(exc)
+            if not refused:
+                return False
+            reasons = "; ".join(why for aid, why in exc.errors if aid in refused)
+            self._bury(item, f"refused by the store for good: {reasons or exc}")
+            return True
+        except Exception as exc:  # noqa: BLE001
+            if self._store_closed.is_set():
+                return False
+            self._bury(item, f"{type(exc).__name__}: {exc}")
+            return True
+        self.queue.ack([item.seq])
+        self._count(outcomes)
+        return True
 
     def _bury(self, item: QueueItem, reason: str) -> None:
         log.error("article %s moved to the dead-letter table: %s", item.article_id, reason)
@@ -315,7 +319,7 @@ class Worker(threading.Thread):
 
 def refused_articles(exc: StoreError) -> list[str]:
     """The articles a store error says the store will never take (``BulkWriteError.refused``)."""
-    return list(getattr(exc, "refused", ()))
+    return exc.refused if isinstance(exc, BulkWriteError) else []
 
 
 __all__ = ["Worker", "open_indexer"]
