@@ -15,6 +15,11 @@
 * Items that fail for reasons other than the store (a bug, a model error) move to ``dead`` after
   being retried one by one, so one poison article cannot block the queue. ``requeue`` moves them
   back (``newsdedup dead-letters requeue``), also while a daemon runs on the queue.
+* An article that kills the process (out of memory, a crash in native code) raises nothing to
+  catch. So ``take`` counts, durably, each time an item is handed out, and ``ack``, ``bury`` and
+  ``release`` settle it. An item still counted when the queue opens was in hand when a process
+  stopped: a *suspect*. Suspects are handed out alone, with nothing else in hand, so the next
+  stop can only be theirs; one in hand at ``max_attempts`` stops is moved to ``dead``.
 """
 
 from __future__ import annotations
@@ -36,6 +41,9 @@ QUEUE_FILE = "queue.sqlite3"
 # Records (as queued JSON) whose parsed form waits in memory for the worker: about what the API
 # holds in bodies at once (daemon.max_inflight_body_bytes' default), so a deep queue costs no more.
 PARSED_BUDGET_BYTES = 64 * 1024 * 1024
+# Process stops (crash, kill, power cut) an item may be in hand for before it is set aside. Three:
+# one stop is as likely an operator's kill -9 as the article, the third alone with it is not.
+MAX_ATTEMPTS = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS items (
@@ -43,7 +51,8 @@ CREATE TABLE IF NOT EXISTS items (
     article_id TEXT NOT NULL,
     record TEXT NOT NULL,
     origin TEXT NOT NULL,
-    enqueued_at REAL NOT NULL
+    enqueued_at REAL NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS items_article ON items(article_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -87,9 +96,10 @@ class DurableQueue:
     """Thread-safe; one consumer (the worker), any number of producers."""
 
     def __init__(self, directory: str | os.PathLike, max_items: int, owner: str | None = None,
-                 parsed_budget_bytes: int = PARSED_BUDGET_BYTES):
+                 parsed_budget_bytes: int = PARSED_BUDGET_BYTES, max_attempts: int = MAX_ATTEMPTS):
         """``owner``: the store this queue feeds (``queue_home.store_identity``); recorded on
-        first use, and a queue recorded for another store is refused (QueueOfAnotherStore)."""
+        first use, and a queue recorded for another store is refused (QueueOfAnotherStore).
+        ``max_attempts``: process stops an item may be in hand for before it moves to ``dead``."""
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / QUEUE_FILE
@@ -99,11 +109,15 @@ class DurableQueue:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA busy_timeout=30000")
         self._db.executescript(_SCHEMA)
+        if "attempts" not in {row[1] for row in self._db.execute("PRAGMA table_info(items)")}:
+            self._db.execute("ALTER TABLE items ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0")  # a queue of 0.x
         if owner is not None:
             self._claim(owner)
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._in_hand: set[int] = set()
+        self._suspect_in_hand = False
+        self.max_attempts = max_attempts
         self._parsed: dict[int, tuple[Any, int]] = {}  # seq -> (parsed record, its queued JSON size)
         self._parsed_bytes = 0
         self._parsed_budget = parsed_budget_bytes
@@ -112,6 +126,10 @@ class DurableQueue:
         self._closed = False
         if self._depth:
             log.info("queue %s holds %d unfinished items from an earlier run; they are processed again", self.path, self._depth)
+            suspects = self._db.execute("SELECT COUNT(*) FROM items WHERE attempts > 0").fetchone()[0]
+            if suspects:
+                log.warning("%d of them were in hand when a process stopped without finishing them; "
+                            "they are taken one at a time", suspects)
 
     def _claim(self, owner: str) -> None:
         from .queue_home import QueueOfAnotherStore
@@ -171,8 +189,11 @@ class DurableQueue:
     # ---- the consumer ----------------------------------------------------------------------------
     def take(self, n: int, wait: float, stop: threading.Event | None = None, fill: bool = True) -> list[QueueItem]:
         """Up to ``n`` of the oldest items not in hand. Blocks until ``n`` are available or the
-        oldest available one has waited ``wait`` seconds (``fill=False``: return at once)."""
+        oldest available one has waited ``wait`` seconds (``fill=False``: return at once). Nothing
+        while a suspect is in hand; a suspect alone, and only when nothing else is in hand."""
         with self._cond:
+            if self._suspect_in_hand:
+                return []
             while True:
                 self._sync_depth()
                 available = self._depth - len(self._in_hand)
@@ -191,13 +212,21 @@ class DurableQueue:
                     return []
                 self._cond.wait(min(remaining, 0.2))
             rows = self._db.execute(
-                "SELECT seq, article_id, record, origin, enqueued_at FROM items ORDER BY seq LIMIT ?",
+                "SELECT seq, article_id, record, origin, enqueued_at, attempts FROM items ORDER BY seq LIMIT ?",
                 (n + len(self._in_hand),),
             ).fetchall()
             out = []
-            for seq, aid, rec, origin, at in rows:
+            for seq, aid, rec, origin, at, attempts in rows:
                 if seq in self._in_hand:
                     continue
+                if attempts >= self.max_attempts:
+                    log.error("queued article %s was in hand in %d processes that stopped without finishing it; "
+                              "moved to the dead-letter table", aid, attempts)
+                    self._bury_locked(seq, f"in hand when the process stopped {attempts} times (a crash, "
+                                           "an out-of-memory kill or kill -9): set aside so that it cannot stop the next")
+                    continue
+                if attempts and (out or self._in_hand):
+                    break  # a suspect waits until it can be alone in hand
                 kept = self._parsed.get(seq)  # kept until acknowledged: a released item keeps it too
                 if kept is not None:
                     record = kept[0]
@@ -209,10 +238,24 @@ class DurableQueue:
                         self._bury_locked(seq, f"record cannot be parsed: {type(exc).__name__}: {exc}")
                         continue
                 out.append(QueueItem(seq, aid, record, origin, at))
-                self._in_hand.add(seq)
+                if attempts:
+                    self._suspect_in_hand = True
+                    break
                 if len(out) >= n:
                     break
+            self._count_attempts([i.seq for i in out], +1)
+            self._in_hand.update(i.seq for i in out)
             return out
+
+    def _count_attempts(self, seqs: Sequence[int], step: int) -> None:
+        """Durably, before the items are worked on: a process that dies holding them leaves the count. Lock held."""
+        if not seqs:
+            return
+        with self._transaction():
+            for start in range(0, len(seqs), 500):
+                chunk = list(seqs[start : start + 500])
+                self._db.execute(f"UPDATE items SET attempts = MAX(0, attempts + ?) WHERE seq IN ({','.join('?' * len(chunk))})",
+                                 (step, *chunk))
 
     def _oldest_free(self) -> float | None:
         if len(self._in_hand) >= 900:  # more than SQLite's parameters allow: those after the newest in hand
@@ -235,15 +278,23 @@ class DurableQueue:
                     chunk = list(seqs[start : start + 500])
                     deleted += self._db.execute(f"DELETE FROM items WHERE seq IN ({','.join('?' * len(chunk))})", chunk).rowcount
             self._depth -= deleted
-            self._in_hand.difference_update(seqs)
+            self._let_go(seqs)
             self._forget_parsed(seqs)
             self._cond.notify_all()
 
     def release(self, seqs: Sequence[int]) -> None:
-        """Give items back unprocessed (they will be taken again)."""
+        """Give items back unprocessed (they will be taken again; this hand does not count)."""
         with self._cond:
-            self._in_hand.difference_update(seqs)
+            if self._closed:
+                return
+            self._count_attempts([s for s in seqs if s in self._in_hand], -1)
+            self._let_go(seqs)
             self._cond.notify_all()
+
+    def _let_go(self, seqs: Sequence[int]) -> None:
+        self._in_hand.difference_update(seqs)
+        if not self._in_hand:
+            self._suspect_in_hand = False
 
     def bury(self, item: QueueItem, error: str) -> None:
         """Move a poison item to the dead table."""
@@ -261,7 +312,7 @@ class DurableQueue:
             )
             deleted = self._db.execute("DELETE FROM items WHERE seq = ?", (seq,)).rowcount
         self._depth -= deleted
-        self._in_hand.discard(seq)
+        self._let_go([seq])
         self._forget_parsed([seq])
         self._cond.notify_all()
 

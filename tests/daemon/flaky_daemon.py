@@ -3,7 +3,9 @@
 * ``NDTEST_FAULT_FILE``: while that file exists every store call raises StoreUnavailable;
 * ``NDTEST_WRITE_DELAY``: seconds each ``write`` sleeps first (so a test can kill mid-processing);
 * ``NDTEST_POISON_FILE``: while that file exists, ``write`` raises RuntimeError (not a store error)
-  for a batch holding an article whose title contains POISON_MARK (a poison article).
+  for a batch holding an article whose title contains POISON_MARK (a poison article);
+* ``NDTEST_CRASH_FILE``: while that file exists, ``write`` of such a batch ends the process at once
+  (``os._exit(137)``, as an out-of-memory kill would: nothing to catch).
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ POISON_MARK = "投毒"
 
 
 class FlakyStore:
-    def __init__(self, inner, fault_file: str | None, delay: float, poison_file: str | None = None):
-        self._inner, self._fault, self._delay, self._poison = inner, fault_file, delay, poison_file
+    def __init__(self, inner, fault_file: str | None, delay: float, poison_file: str | None = None,
+                 crash_file: str | None = None):
+        self._inner, self._fault, self._delay, self._poison, self._crash = inner, fault_file, delay, poison_file, crash_file
 
     def _check(self):
         if self._fault and os.path.exists(self._fault):
@@ -44,6 +47,9 @@ class FlakyStore:
             if name == "write" and self._poison and os.path.exists(self._poison):
                 if any(POISON_MARK in a.title for a in args[0]):
                     raise RuntimeError("simulated poison article")
+            if name == "write" and self._crash and os.path.exists(self._crash):
+                if any(POISON_MARK in a.title for a in args[0]):
+                    os._exit(137)
             return attr(*args, **kwargs)
 
         return call
@@ -55,7 +61,7 @@ def _open(settings):
         raise StoreUnavailable("simulated outage at open")
     ix = Indexer.open(settings)
     ix.store = FlakyStore(ix.store, fault, float(os.environ.get("NDTEST_WRITE_DELAY", "0") or 0),
-                          os.environ.get("NDTEST_POISON_FILE"))
+                          os.environ.get("NDTEST_POISON_FILE"), os.environ.get("NDTEST_CRASH_FILE"))
     return ix
 
 

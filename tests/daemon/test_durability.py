@@ -180,6 +180,36 @@ def test_poison_article_moves_to_dead_letters_others_indexed_and_requeue_brings_
     assert sorted(a.id for a in read_store(d.store)) == sorted(c["id"] for c in corpus)
 
 
+def test_article_that_kills_the_process_is_set_aside_after_three_stops(daemons, tmp_path):
+    """No exception to catch: the process dies in the write. The queue counts the stops each
+    article was in hand for; after the first, the suspects go one at a time, so only the killer's
+    count grows, and at three it is set aside. Nothing else is lost or buried."""
+    crash = tmp_path / "crash"
+    crash.touch()
+    env = {"NDTEST_CRASH_FILE": str(crash)}
+    sets = {"daemon.batch_size": "10"}
+    corpus = _corpus(10)
+    corpus[3] = dict(corpus[3], title="投毒" + corpus[3]["title"])
+    d = daemons(flaky=True, env=env, sets=sets).start()
+    assert d.post(corpus).status == 202
+    assert d.proc.wait(30) == 137
+    for _ in range(2):  # alone in hand, the killer stops the next two starts too
+        again = daemons(flaky=True, env=env, sets=sets, queue=d.queue)
+        try:
+            again.start(wait_ready=False)
+        except AssertionError:  # it died before it listened
+            pass
+        assert again.proc.wait(30) == 137
+    last = daemons(flaky=True, env=env, sets=sets, queue=d.queue).start(wait_ready=False)
+    last.wait_drained()
+    assert last.metric("newsdedup_queue_dead_letters") == 1
+    assert last.stop() == 0
+    assert "in hand in 3 processes that stopped without finishing it" in last.log_text()
+    assert sorted(a.id for a in read_store(d.store)) == sorted(c["id"] for i, c in enumerate(corpus) if i != 3)
+    (line,) = [json.loads(x) for x in _dead_letters_cli(d.queue, "list").output.splitlines()]
+    assert line["id"] == corpus[3]["id"] and "stopped 3 times" in line["error"]
+
+
 def test_second_signal_ends_the_drain_and_keeps_the_rest_queued(daemons):
     sets = {"daemon.batch_size": "5", "daemon.shutdown_grace_seconds": "120"}
     # 20 batches of 1 s each: a drain of about 20 s, far longer than a loaded machine takes to

@@ -37,12 +37,61 @@ def test_queue_put_take_ack_and_restart(tmp_path):
         q.put_many(_items("d", "e", "f", "g"), "http")  # all or nothing
     assert q.depth() == 2
     q.close()
-    # a restart (or kill -9) hands every unacknowledged item out again
+    # a restart (or kill -9) hands every unacknowledged item out again; they were in hand when the
+    # process stopped, so one at a time
     q2 = DurableQueue(tmp_path, max_items=5)
-    assert [i.article_id for i in q2.take(5, wait=0, fill=False)] == ["b", "c"]
-    item = q2.take(5, wait=0, fill=False)
-    assert item == []
+    b = q2.take(5, wait=0, fill=False)
+    assert [i.article_id for i in b] == ["b"]
+    assert q2.take(5, wait=0, fill=False) == []  # nothing else while a suspect is in hand
+    q2.ack([b[0].seq])
+    assert [i.article_id for i in q2.take(5, wait=0, fill=False)] == ["c"]
     q2.close()
+
+
+def test_queue_sets_aside_an_article_in_hand_at_three_process_stops(tmp_path):
+    """An article that kills the process raises nothing: the queue counts the stops it was in hand for."""
+    q = DurableQueue(tmp_path, max_items=10)
+    q.put_many(_items("p", "x", "y"), "http")
+    assert [i.article_id for i in q.take(2, wait=0, fill=False)] == ["p", "x"]
+    q.close()  # the process died with p and x in hand
+    for stops in (2, 3):
+        q = DurableQueue(tmp_path, max_items=10)
+        assert [i.article_id for i in q.take(5, wait=0, fill=False)] == ["p"]  # alone: the next stop is its own
+        q.close()
+    q = DurableQueue(tmp_path, max_items=10)
+    x = q.take(5, wait=0, fill=False)
+    assert [i.article_id for i in x] == ["x"] and q.dead_count() == 1  # p set aside; x in hand once, still alone
+    (dead,) = q.dead_letters()
+    assert dead.article_id == "p" and "stopped 3 times" in dead.error
+    q.release([x[0].seq])  # given back unprocessed: that hand does not count
+    q.close()
+    q = DurableQueue(tmp_path, max_items=10)
+    x = q.take(5, wait=0, fill=False)
+    assert [i.article_id for i in x] == ["x"]
+    q.ack([x[0].seq])
+    assert [i.article_id for i in q.take(5, wait=0, fill=False)] == ["y"]  # never in hand at a stop: a batch again
+    assert q.requeue(["p"]) == 1
+    q.close()
+    q = DurableQueue(tmp_path, max_items=10)  # y in hand at a stop; p re-queued with a clean count
+    assert [i.article_id for i in q.take(5, wait=0, fill=False)] == ["y"]
+    q.close()
+
+
+def test_queue_of_an_earlier_version_gains_the_attempt_count(tmp_path):
+    import json
+    import sqlite3
+
+    db = sqlite3.connect(tmp_path / "queue.sqlite3")
+    db.execute("CREATE TABLE items (seq INTEGER PRIMARY KEY AUTOINCREMENT, article_id TEXT NOT NULL, "
+               "record TEXT NOT NULL, origin TEXT NOT NULL, enqueued_at REAL NOT NULL)")
+    db.execute("INSERT INTO items (article_id, record, origin, enqueued_at) VALUES ('a', ?, 'http', 0)",
+               (json.dumps({"id": "a", "title": "t"}),))
+    db.commit()
+    db.close()
+    q = DurableQueue(tmp_path, max_items=10)
+    q.put_many(_items("b"), "http")
+    assert [i.article_id for i in q.take(5, wait=0, fill=False)] == ["a", "b"]
+    q.close()
 
 
 def test_queue_take_waits_for_size_or_time_and_buries(tmp_path):
@@ -307,7 +356,9 @@ def test_queue_hands_the_producers_parsed_form_to_its_consumer_within_a_budget(t
     q.ack([taken[0].seq, taken[1].seq])
     d = object()
     q.put_many(_items("d"), "http", parsed=[d])  # acknowledged items freed their share of the budget
-    assert q.take(1, wait=0, fill=False)[0].record is d
+    (taken_d,) = q.take(1, wait=0, fill=False)
+    assert taken_d.record is d
+    q.release([taken[2].seq, taken_d.seq])  # given back: not in hand when the process stops
     q.close()
     again = DurableQueue(tmp_path, max_items=10)
     assert [(i.article_id, i.record) for i in again.take(5, wait=0, fill=False)] == [("c", items[2][1]), *_items("d")]
