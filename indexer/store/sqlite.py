@@ -11,6 +11,8 @@ So a crash never loses an article and never leaves the vector index behind the r
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import logging
 import os
@@ -111,6 +113,35 @@ EXACT_WINDOW_MAX_DAYS = 62
 # Articles read for band and kNN candidates and for their canonicals, kept (_RowCache): the same
 # window neighbours are asked for article after article.
 CANDIDATE_ROWS_CACHED = 4096
+
+
+def _sqlite_errors(method):
+    """A Store method's SQLite errors raised as store errors naming the store. Without it a read
+    that fails (a disk I/O error, a database another process broke) reached the daemon's worker
+    as an ordinary exception, which takes it for the articles' fault and buries them; a store
+    error holds them in the queue and retries. An operational error (locked, I/O, unopenable)
+    is a store that is unavailable for now; any other SQLite error a broken store."""
+
+    def translated(self, exc: sqlite3.Error) -> StoreError:
+        kind = StoreUnavailable if isinstance(exc, sqlite3.OperationalError) else StoreError
+        return kind(f"{method.__name__} on the embedded store at {self.directory} failed: {exc}")
+
+    if inspect.isgeneratorfunction(method):
+        @functools.wraps(method)
+        def generate(self, *args, **kwargs):
+            try:
+                yield from method(self, *args, **kwargs)
+            except sqlite3.Error as exc:
+                raise translated(self, exc) from exc
+        return generate
+
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise translated(self, exc) from exc
+    return call
 
 
 def _ts(when: datetime | None) -> float | None:
@@ -564,22 +595,26 @@ class SqliteStore:
             self._ann_behind = True
 
     # ---- the Store protocol ------------------------------------------------------------------------
+    @_sqlite_errors
     def get_many(self, ids: Sequence[str]) -> dict[str, StoredArticle]:
         # cached too: a batch's candidates' canonicals are asked for batch after batch
         return self._read_through("id", ids, self._row_cache.by_id, lambda _, a: a.id)
 
+    @_sqlite_errors
     def find_by_canonical_url(self, urls: Sequence[str]) -> dict[str, StoredArticle]:
         found: dict[str, StoredArticle] = {}
         for _, a in sorted(self._select_in("canonical_url", [u for u in urls if u]), key=lambda p: p[0]):
             found.setdefault(a.canonical_url, a)
         return found
 
+    @_sqlite_errors
     def find_exact(self, keys: Sequence[str]) -> dict[str, list[StoredArticle]]:
         found: dict[str, list[StoredArticle]] = {}
         for _, a in sorted(self._select_in("content_key", keys), key=lambda p: p[0]):
             found.setdefault(a.content_key, []).append(a)
         return found
 
+    @_sqlite_errors
     def find_band_candidates(self, queries: Sequence[BandQuery]) -> list[list[StoredArticle]]:
         results = []
         for q in queries:
@@ -598,6 +633,7 @@ class SqliteStore:
             results.append([a for _, a in found if a.id != q.exclude_id])
         return results
 
+    @_sqlite_errors
     def find_same_title(self, queries: Sequence[TitleQuery]) -> list[list[StoredArticle]]:
         results = []
         for q in queries:
@@ -611,6 +647,7 @@ class SqliteStore:
             results.append([a for _, a in found if a.id != q.exclude_id][-q.limit:] if q.limit > 0 else [])
         return results
 
+    @_sqlite_errors
     def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]:
         results: list[list[tuple[StoredArticle, float]]] = [[] for _ in queries]
         with self._lock:
@@ -704,6 +741,7 @@ class SqliteStore:
         self._closed[segment] = graph
         return graph
 
+    @_sqlite_errors
     def write(self, articles: Sequence[StoredArticle], merges: Sequence[ClusterChange] = ()) -> None:
         if not articles and not merges:
             return
@@ -804,6 +842,7 @@ class SqliteStore:
     def merge_clusters(self, merges: Sequence[ClusterChange]) -> None:
         self.write([], merges)
 
+    @_sqlite_errors
     def split_article(self, change: ClusterChange) -> str | None:
         aid = moved_article(change)
         with self._lock:
@@ -841,6 +880,7 @@ class SqliteStore:
             self._row_cache.clear()
         return new_canonical
 
+    @_sqlite_errors
     def cluster_changes(self, cluster_id: str | None = None, *, corrections_only: bool = False) -> list[ClusterChange]:
         query = "SELECT kind, into_id, source_id, article_id, reason, by_whom, at FROM cluster_changes WHERE 1"
         args: list = []
@@ -855,9 +895,11 @@ class SqliteStore:
         return [ClusterChange(kind, into, source, aid, reason, by, datetime.fromisoformat(at))
                 for kind, into, source, aid, reason, by, at in rows]
 
+    @_sqlite_errors
     def cluster_members(self, cluster_id: str) -> list[StoredArticle]:
         return self._select("cluster_id = ? ORDER BY rid", [cluster_id])
 
+    @_sqlite_errors
     def top_clusters(self, n: int) -> list[tuple[str, int]]:
         with self._lock:
             rows = self._db.execute(
@@ -865,6 +907,7 @@ class SqliteStore:
             ).fetchall()
         return [(r[0], r[1]) for r in rows]
 
+    @_sqlite_errors
     def iter_articles(self) -> Iterator[StoredArticle]:
         last = 0
         while True:
@@ -874,6 +917,7 @@ class SqliteStore:
             last = batch[-1][0]
             yield from (a for _, a in batch)
 
+    @_sqlite_errors
     def stats(self) -> StoreStats:
         with self._lock:
             articles, clusters, dups = self._db.execute(

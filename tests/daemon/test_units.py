@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sqlite3
 import threading
 import time
 
@@ -518,6 +519,43 @@ def test_a_store_closed_under_a_draining_worker_leaves_its_articles_queued_not_d
     worker.join(30)
     assert q.dead_letters() == []
     assert q.depth() >= 4  # the first article or two may be written; the rest wait for the next start
+    q.close()
+
+
+class _FailingReads:
+    """An embedded store's connection whose next ``failures`` SELECTs fail as a sick disk's do."""
+
+    def __init__(self, db, failures: int):
+        self._db, self.failures = db, failures
+
+    def execute(self, sql, *args):
+        if self.failures and sql.lstrip().upper().startswith("SELECT"):
+            self.failures -= 1
+            raise sqlite3.OperationalError("disk I/O error")
+        return self._db.execute(sql, *args)
+
+    def __getattr__(self, name):
+        return getattr(self._db, name)
+
+
+def test_an_embedded_store_that_fails_to_read_keeps_the_articles_queued_not_dead(tmp_path, make_indexer):
+    """A read that fails in SQLite is the store's fault, not the articles': the batch waits and is
+    retried, as for any store outage, and nothing goes to the dead-letter table."""
+    from indexer.daemon.lease import NoopLease
+    from indexer.daemon.worker import Worker
+
+    ix = make_indexer(embedder=None)
+    ix.index_many([{"id": "old", "title": "新闻标题old", "content": "正文内容old"}])
+    ix.store._row_cache.clear()
+    sick = _FailingReads(ix.store._db, failures=3)
+    ix.store._db = sick
+    q = DurableQueue(tmp_path / "q", max_items=10)
+    q.put_many([(i, {"id": i, "title": f"新闻标题{i}", "content": f"正文内容{i}"}) for i in ("a", "b", "old")], origin="http")
+    worker = Worker(Settings(), DaemonSettings(batch_size=3, batch_wait_seconds=0.0, store_retry_initial_seconds=0.05),
+                    q, _metrics(q), indexer_factory=lambda s: ix, lease_factory=NoopLease, close_store_on_exit=False)
+    _run_worker_until(worker, lambda: q.depth() == 0)
+    assert sick.failures == 0 and q.dead_letters() == []
+    assert sorted(ix.store.get_many(["a", "b", "old"])) == ["a", "b", "old"]
     q.close()
 
 

@@ -52,6 +52,27 @@ def test_a_write_the_database_stays_locked_for_is_a_store_error_to_retry(tmp_pat
         assert s.stats().articles == 1
 
 
+def test_reads_that_fail_in_sqlite_are_store_errors_naming_the_store(tmp_path):
+    """A database another process broke: reads raise store errors (which the daemon retries),
+    the generator of every article too, not raw sqlite3 errors (which it takes for poison)."""
+    import sqlite3
+
+    from indexer.errors import StoreError, StoreUnavailable
+    from indexer.store import BandQuery
+
+    with open_store(tmp_path) as s:
+        s.write([art("a")])
+        other = sqlite3.connect(tmp_path / "articles.sqlite3")
+        other.executescript("DROP TABLE bands; ALTER TABLE articles RENAME TO gone;")
+        other.close()
+        s._row_cache.clear()
+        with pytest.raises(StoreUnavailable, match=f"find_band_candidates on the embedded store at {tmp_path}"):
+            s.find_band_candidates([BandQuery(bands=(1, 2), simhash=0, max_distance=3)])
+        for read in (lambda: s.get_many(["a"]), s.stats, lambda: list(s.iter_articles()), lambda: s.cluster_members("a")):
+            with pytest.raises(StoreError, match="no such table"):
+                read()
+
+
 def test_vector_index_catches_up_after_a_crash(tmp_path):
     s = open_store(tmp_path)
     s.write([art("a0", vector=unit(0))])
