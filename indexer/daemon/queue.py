@@ -16,10 +16,12 @@
   being retried one by one, so one poison article cannot block the queue. ``requeue`` moves them
   back (``newsdedup dead-letters requeue``), also while a daemon runs on the queue.
 * An article that kills the process (out of memory, a crash in native code) raises nothing to
-  catch. So ``take`` counts, durably, each time an item is handed out, and ``ack``, ``bury`` and
-  ``release`` settle it. An item still counted when the queue opens was in hand when a process
-  stopped: a *suspect*. Suspects are handed out alone, with nothing else in hand, so the next
-  stop can only be theirs; one in hand at ``max_attempts`` stops is moved to ``dead``.
+  catch. So ``take`` counts, durably, each time an item is handed out; ``ack``, ``bury``,
+  ``release`` and ``close`` settle it, and ``waiting`` holds it back while the worker only waits
+  (for the store), ``working`` again after. An item still counted when the queue opens was being
+  worked on when a process died: a *suspect*. Suspects are handed out alone, with nothing else in
+  hand, so the next such death can only be theirs; one counted ``max_attempts`` times moves to
+  ``dead``.
 """
 
 from __future__ import annotations
@@ -116,6 +118,7 @@ class DurableQueue:
         self._lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._in_hand: set[int] = set()
+        self._counted: set[int] = set()  # items in hand whose count stands (not waiting)
         self._suspect_in_hand = False
         self.max_attempts = max_attempts
         self._parsed: dict[int, tuple[Any, int]] = {}  # seq -> (parsed record, its queued JSON size)
@@ -215,7 +218,8 @@ class DurableQueue:
                 "SELECT seq, article_id, record, origin, enqueued_at, attempts FROM items ORDER BY seq LIMIT ?",
                 (n + len(self._in_hand),),
             ).fetchall()
-            out = []
+            out: list[QueueItem] = []
+            suspects: set[int] = set()
             for seq, aid, rec, origin, at, attempts in rows:
                 if seq in self._in_hand:
                     continue
@@ -239,17 +243,39 @@ class DurableQueue:
                         continue
                 out.append(QueueItem(seq, aid, record, origin, at))
                 if attempts:
-                    self._suspect_in_hand = True
+                    suspects.add(seq)
                     break
                 if len(out) >= n:
                     break
-            self._count_attempts([i.seq for i in out], +1)
+            try:
+                self._count_attempts([i.seq for i in out], +1)
+            except sqlite3.OperationalError as exc:  # locked past the busy timeout: hand nothing out now
+                log.warning("queue %s: cannot count the items handed out (%s); taking them later", self.path, exc)
+                return []
             self._in_hand.update(i.seq for i in out)
+            self._counted.update(i.seq for i in out)
+            self._suspect_in_hand = any(i.seq in suspects for i in out)
             return out
+
+    def working(self, seqs: Sequence[int]) -> None:
+        """Items in hand are worked on again (``take`` counts them already): a stop from now on
+        counts against them."""
+        with self._cond:
+            idle = [s for s in seqs if s in self._in_hand and s not in self._counted]
+            self._count_attempts(idle, +1)
+            self._counted.update(idle)
+
+    def waiting(self, seqs: Sequence[int]) -> None:
+        """Items stay in hand but nothing is done with them (the worker waits for the store): a
+        stop meanwhile is not theirs. ``working`` before they are worked on again."""
+        with self._cond:
+            counted = [s for s in seqs if s in self._counted]
+            self._count_attempts(counted, -1)
+            self._counted.difference_update(counted)
 
     def _count_attempts(self, seqs: Sequence[int], step: int) -> None:
         """Durably, before the items are worked on: a process that dies holding them leaves the count. Lock held."""
-        if not seqs:
+        if not seqs or self._closed:
             return
         with self._transaction():
             for start in range(0, len(seqs), 500):
@@ -285,14 +311,17 @@ class DurableQueue:
     def release(self, seqs: Sequence[int]) -> None:
         """Give items back unprocessed (they will be taken again; this hand does not count)."""
         with self._cond:
-            if self._closed:
-                return
-            self._count_attempts([s for s in seqs if s in self._in_hand], -1)
-            self._let_go(seqs)
-            self._cond.notify_all()
+            try:
+                self._count_attempts([s for s in seqs if s in self._counted], -1)
+            except sqlite3.Error as exc:  # they count once more: at worst taken alone after a restart
+                log.warning("queue %s: cannot uncount %d items given back (%s)", self.path, len(seqs), exc)
+            finally:
+                self._let_go(seqs)
+                self._cond.notify_all()
 
     def _let_go(self, seqs: Sequence[int]) -> None:
         self._in_hand.difference_update(seqs)
+        self._counted.difference_update(seqs)
         if not self._in_hand:
             self._suspect_in_hand = False
 
@@ -387,8 +416,17 @@ class DurableQueue:
             return self._db.execute("SELECT 1 FROM items WHERE article_id = ? LIMIT 1", (article_id,)).fetchone() is not None
 
     def close(self) -> None:
+        """Items still in hand are given back uncounted: a clean stop is not theirs (the worker may
+        still be inside a store call when the daemon stops waiting for it)."""
         with self._cond:
             if not self._closed:
+                try:
+                    self._count_attempts(sorted(self._counted), -1)
+                except sqlite3.Error as exc:
+                    log.warning("queue %s: cannot uncount the items in hand at close (%s)", self.path, exc)
+                self._in_hand.clear()
+                self._counted.clear()
+                self._suspect_in_hand = False
                 self._closed = True
                 self._db.close()
                 self._cond.notify_all()

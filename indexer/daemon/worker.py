@@ -229,10 +229,14 @@ class Worker(threading.Thread):
 
     def _process(self, batch: _Batch) -> None:
         seqs = [i.seq for i in batch.items]
+        waited = False
         while True:
             if not self.lease.valid() and not self._ensure_lease():
                 self.queue.release(seqs)
                 return
+            if waited:
+                self.queue.working(seqs)
+                waited = False
             started = time.perf_counter()
             try:
                 if batch.prepared is None:
@@ -246,6 +250,8 @@ class Worker(threading.Thread):
                     return
                 delay = self._store_failed(f"store unavailable: {exc}")
                 log.warning("batch of %d failed on the store (%s); kept in the queue, retrying in %.1fs", len(seqs), exc, delay)
+                self.queue.waiting(seqs)  # a process stop while the store is down is not the articles'
+                waited = True
                 if not self._drain_over():
                     self._sleep(delay)
                 if self._drain_over():

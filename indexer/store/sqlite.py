@@ -307,10 +307,14 @@ class SqliteStore:
         self._ann_stage: ThreadPoolExecutor | None = None
         self._ann_job: Future | None = None
         self._days = DayVectors(self._load_day, vector_dims, window_cache_vectors) if vector_dims else None
-        if vector_dims:
-            self._open_ann()
-        # PRAGMA data_version when the caches (rows, days, graph) were last known current
-        self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        try:
+            if vector_dims:
+                self._open_ann()
+            # PRAGMA data_version when the caches (rows, days, graph) were last known current
+            self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error as exc:  # reading the rows the graph lacks: a store error, nothing left open
+            self._db.close()
+            raise StoreUnavailable(f"cannot open the embedded store at {self.directory}: {exc}") from exc
 
     # ---- schema and ANN lifecycle -------------------------------------------------------------
     def _settle_schema(self, wanted: dict[str, str]) -> None:

@@ -1,6 +1,8 @@
 """The daemon with a store wrapper for tests (started as ``python tests/daemon/flaky_daemon.py``):
 
 * ``NDTEST_FAULT_FILE``: while that file exists every store call raises StoreUnavailable;
+* ``NDTEST_WRITE_FAULT_FILE``: while that file exists ``write`` alone raises StoreUnavailable (an
+  Elasticsearch cluster past its flood-stage disk watermark still answers reads);
 * ``NDTEST_WRITE_DELAY``: seconds each ``write`` sleeps first (so a test can kill mid-processing);
 * ``NDTEST_POISON_FILE``: while that file exists, ``write`` raises RuntimeError (not a store error)
   for a batch holding an article whose title contains POISON_MARK (a poison article);
@@ -30,9 +32,12 @@ class FlakyStore:
                  crash_file: str | None = None):
         self._inner, self._fault, self._delay, self._poison, self._crash = inner, fault_file, delay, poison_file, crash_file
 
-    def _check(self):
+    def _check(self, name: str = ""):
         if self._fault and os.path.exists(self._fault):
             raise StoreUnavailable("simulated outage (fault file present)")
+        write_fault = os.environ.get("NDTEST_WRITE_FAULT_FILE")
+        if name == "write" and write_fault and os.path.exists(write_fault):
+            raise StoreUnavailable("simulated write outage (write fault file present)")
 
     def __getattr__(self, name):
         attr = getattr(self._inner, name)
@@ -40,7 +45,7 @@ class FlakyStore:
             return attr
 
         def call(*args, **kwargs):
-            self._check()
+            self._check(name)
             if name == "write" and self._delay:
                 time.sleep(self._delay)
                 self._check()

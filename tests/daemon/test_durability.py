@@ -210,6 +210,51 @@ def test_article_that_kills_the_process_is_set_aside_after_three_stops(daemons, 
     assert line["id"] == corpus[3]["id"] and "stopped 3 times" in line["error"]
 
 
+def _attempts(queue_dir) -> list[int]:
+    import sqlite3
+
+    db = sqlite3.connect(queue_dir / "queue.sqlite3")
+    try:
+        return [n for (n,) in db.execute("SELECT attempts FROM items ORDER BY seq")]
+    finally:
+        db.close()
+
+
+def test_kills_while_the_store_is_down_set_no_article_aside(daemons, tmp_path):
+    """Killed three times while the worker waited for the store to take its writes: the wait is
+    not the articles' doing, so when the store is back every article is written, none buried."""
+    outage = tmp_path / "write-outage"
+    outage.touch()
+    env = {"NDTEST_WRITE_FAULT_FILE": str(outage)}
+    sets = {"daemon.batch_size": "5"}
+    corpus = _corpus(10)
+    d = daemons(flaky=True, env=env, sets=sets).start(wait_ready=False)
+    d.wait_up()
+    assert d.post(corpus).status == 202
+    for k in range(3):
+        run = d if k == 0 else daemons(flaky=True, env=env, sets=sets, queue=d.queue, name=f"k{k}").start(wait_ready=False)
+        run.wait_for(lambda: run.metric("newsdedup_store_errors_total") >= 2, 20, "the outage met")
+        run.kill9()
+    outage.unlink()
+    last = daemons(flaky=True, env=env, sets=sets, queue=d.queue, name="last").start(wait_ready=False)
+    last.wait_drained()
+    assert last.metric("newsdedup_queue_dead_letters") == 0
+    assert last.stop() == 0
+    assert sorted(a.id for a in read_store(d.store)) == sorted(c["id"] for c in corpus)
+
+
+def test_a_clean_stop_inside_a_slow_store_call_counts_against_no_article(daemons):
+    """The daemon stops waiting for a worker still inside a store call (grace + 10 s) and closes
+    the queue: the articles in hand are given back uncounted, as the Shutdown notes promise."""
+    sets = {"daemon.batch_size": "5", "daemon.shutdown_grace_seconds": "0.5"}
+    d = daemons(flaky=True, env={"NDTEST_WRITE_DELAY": "15"}, sets=sets).start()
+    assert d.post(_corpus(10)).status == 202
+    d.wait_for(lambda: _attempts(d.queue)[:1] == [1], 10, "a batch in hand")
+    assert d.stop(60) == 0
+    left = _attempts(d.queue)
+    assert left and set(left) == {0}
+
+
 def test_second_signal_ends_the_drain_and_keeps_the_rest_queued(daemons):
     sets = {"daemon.batch_size": "5", "daemon.shutdown_grace_seconds": "120"}
     # 20 batches of 1 s each: a drain of about 20 s, far longer than a loaded machine takes to

@@ -23,6 +23,22 @@ def _items(*ids):
     return [(i, {"id": i, "title": f"t{i}"}) for i in ids]
 
 
+def _take_and_die(directory, n: int) -> list[str]:
+    """Another process takes ``n`` items and dies holding them (as an out-of-memory kill would:
+    nothing is settled); the ids it took."""
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, os, sys; from indexer.daemon.queue import DurableQueue; "
+            "q = DurableQueue(sys.argv[1], max_items=100); "
+            "print(json.dumps([i.article_id for i in q.take(int(sys.argv[2]), wait=0, fill=False)]), flush=True); "
+            "os._exit(137)")
+    done = subprocess.run([sys.executable, "-c", code, str(directory), str(n)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 137, done.stderr
+    return json.loads(done.stdout)
+
+
 def test_queue_put_take_ack_and_restart(tmp_path):
     q = DurableQueue(tmp_path, max_items=5)
     q.put_many(_items("a", "b", "c"), "http")
@@ -38,43 +54,72 @@ def test_queue_put_take_ack_and_restart(tmp_path):
         q.put_many(_items("d", "e", "f", "g"), "http")  # all or nothing
     assert q.depth() == 2
     q.close()
-    # a restart (or kill -9) hands every unacknowledged item out again; they were in hand when the
-    # process stopped, so one at a time
+    # a restart hands every unacknowledged item out again; a clean close counts against none
     q2 = DurableQueue(tmp_path, max_items=5)
-    b = q2.take(5, wait=0, fill=False)
-    assert [i.article_id for i in b] == ["b"]
-    assert q2.take(5, wait=0, fill=False) == []  # nothing else while a suspect is in hand
-    q2.ack([b[0].seq])
-    assert [i.article_id for i in q2.take(5, wait=0, fill=False)] == ["c"]
+    assert [i.article_id for i in q2.take(5, wait=0, fill=False)] == ["b", "c"]
     q2.close()
+    # a process that died holding them: they were being worked on, so one at a time
+    assert _take_and_die(tmp_path, 5) == ["b", "c"]
+    q3 = DurableQueue(tmp_path, max_items=5)
+    b = q3.take(5, wait=0, fill=False)
+    assert [i.article_id for i in b] == ["b"]
+    assert q3.take(5, wait=0, fill=False) == []  # nothing else while a suspect is in hand
+    q3.ack([b[0].seq])
+    assert [i.article_id for i in q3.take(5, wait=0, fill=False)] == ["c"]
+    q3.close()
 
 
 def test_queue_sets_aside_an_article_in_hand_at_three_process_stops(tmp_path):
-    """An article that kills the process raises nothing: the queue counts the stops it was in hand for."""
+    """An article that kills the process raises nothing: the queue counts the deaths it was being
+    worked on in, and not the time the worker only waited (for the store) or a clean close."""
     q = DurableQueue(tmp_path, max_items=10)
     q.put_many(_items("p", "x", "y"), "http")
-    assert [i.article_id for i in q.take(2, wait=0, fill=False)] == ["p", "x"]
-    q.close()  # the process died with p and x in hand
-    for stops in (2, 3):
-        q = DurableQueue(tmp_path, max_items=10)
-        assert [i.article_id for i in q.take(5, wait=0, fill=False)] == ["p"]  # alone: the next stop is its own
-        q.close()
+    q.close()
+    assert _take_and_die(tmp_path, 2) == ["p", "x"]
+    for _ in range(2):
+        assert _take_and_die(tmp_path, 5) == ["p"]  # alone: the next death is its own
     q = DurableQueue(tmp_path, max_items=10)
     x = q.take(5, wait=0, fill=False)
-    assert [i.article_id for i in x] == ["x"] and q.dead_count() == 1  # p set aside; x in hand once, still alone
+    assert [i.article_id for i in x] == ["x"] and q.dead_count() == 1  # p set aside; x counted once, still alone
     (dead,) = q.dead_letters()
     assert dead.article_id == "p" and "stopped 3 times" in dead.error
-    q.release([x[0].seq])  # given back unprocessed: that hand does not count
-    q.close()
+    q.waiting([x[0].seq])  # the store is down: x waits in hand
+    q.waiting([x[0].seq])  # (twice is once)
+    q.close()  # a clean stop: nothing counted now either way
     q = DurableQueue(tmp_path, max_items=10)
     x = q.take(5, wait=0, fill=False)
     assert [i.article_id for i in x] == ["x"]
+    q.release([x[0].seq])
+    x = q.take(5, wait=0, fill=False)
+    q.waiting([x[0].seq])
+    q.working([x[0].seq])
+    q.working([x[0].seq])  # (twice is once)
     q.ack([x[0].seq])
-    assert [i.article_id for i in q.take(5, wait=0, fill=False)] == ["y"]  # never in hand at a stop: a batch again
+    assert [i.article_id for i in q.take(5, wait=0, fill=False)] == ["y"]  # never in hand at a death: a batch again
     assert q.requeue(["p"]) == 1
     q.close()
-    q = DurableQueue(tmp_path, max_items=10)  # y in hand at a stop; p re-queued with a clean count
-    assert [i.article_id for i in q.take(5, wait=0, fill=False)] == ["y"]
+    assert _take_and_die(tmp_path, 5) == ["y", "p"]  # p re-queued with a clean count
+    for died in range(2, 4):  # counts kept exactly: y (1 → 2 → 3 deaths) then alone at its third
+        assert _take_and_die(tmp_path, 5) == ["y"]
+    q = DurableQueue(tmp_path, max_items=10)
+    assert [i.article_id for i in q.take(5, wait=0, fill=False)] == ["p"] and q.dead_count() == 1
+    q.close()
+
+
+def test_a_queue_whose_count_cannot_be_written_hands_nothing_out_and_recovers(tmp_path):
+    import sqlite3
+
+    q = DurableQueue(tmp_path, max_items=10)
+    q.put_many(_items("a", "b"), "http")
+    q._db.execute("PRAGMA busy_timeout=50")
+    other = sqlite3.connect(tmp_path / "queue.sqlite3")
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        assert q.take(5, wait=0, fill=False) == []  # locked past the busy timeout: later
+    finally:
+        other.rollback()
+        other.close()
+    assert [i.article_id for i in q.take(5, wait=0, fill=False)] == ["a", "b"]
     q.close()
 
 

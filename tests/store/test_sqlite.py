@@ -73,6 +73,28 @@ def test_reads_that_fail_in_sqlite_are_store_errors_naming_the_store(tmp_path):
                 read()
 
 
+def test_a_read_that_fails_while_opening_is_a_store_error_and_leaves_nothing_open(tmp_path, monkeypatch):
+    """The daemon retries an unavailable store at start; a raw sqlite3 error ended its worker."""
+    import sqlite3
+
+    from indexer.errors import StoreUnavailable
+
+    with open_store(tmp_path) as s:
+        s.write([art("a", vector=unit(1))])
+    connections = []
+    real_connect = sqlite3.connect
+    monkeypatch.setattr(sqlite_store.sqlite3, "connect", lambda *a, **k: connections.append(real_connect(*a, **k)) or connections[-1])
+
+    def sick(self):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(SqliteStore, "_open_ann", sick)
+    with pytest.raises(StoreUnavailable, match="disk I/O error"):
+        open_store(tmp_path)
+    with pytest.raises(sqlite3.ProgrammingError):  # closed
+        connections[-1].execute("SELECT 1")
+
+
 def test_vector_index_catches_up_after_a_crash(tmp_path):
     s = open_store(tmp_path)
     s.write([art("a0", vector=unit(0))])
