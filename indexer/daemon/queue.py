@@ -262,7 +262,11 @@ class DurableQueue:
         counts against them."""
         with self._cond:
             idle = [s for s in seqs if s in self._in_hand and s not in self._counted]
-            self._count_attempts(idle, +1)
+            try:
+                self._count_attempts(idle, +1)
+            except sqlite3.Error as exc:  # best effort: a death meanwhile goes uncounted
+                log.warning("queue %s: cannot count %d items worked on again (%s)", self.path, len(idle), exc)
+                return
             self._counted.update(idle)
 
     def waiting(self, seqs: Sequence[int]) -> None:
@@ -270,7 +274,11 @@ class DurableQueue:
         stop meanwhile is not theirs. ``working`` before they are worked on again."""
         with self._cond:
             counted = [s for s in seqs if s in self._counted]
-            self._count_attempts(counted, -1)
+            try:
+                self._count_attempts(counted, -1)
+            except sqlite3.Error as exc:  # best effort: they stay counted while they wait
+                log.warning("queue %s: cannot uncount %d items waiting (%s)", self.path, len(counted), exc)
+                return
             self._counted.difference_update(counted)
 
     def _count_attempts(self, seqs: Sequence[int], step: int) -> None:
