@@ -3,10 +3,16 @@ HNSW index (hnswlib) for embeddings beside it.
 
 SQLite is the source of truth, vectors included. The HNSW graphs are a cache, one per segment of
 ``SEGMENT_ROWS`` rows: the newest is saved atomically on close, every ``ANN_SAVE_EVERY`` additions
-and when the next segment opens, and the meta file records the highest row it holds; on open any
-rows written after that (a crash between a commit and a save) are added again, and an older
-segment whose file is missing or unreadable is rebuilt from SQLite when a search first needs it.
-So a crash never loses an article and never leaves the vector index behind the rows for long.
+and when the next segment opens, and the meta file records the highest row it holds; the rows
+written after that (a crash between a commit and a save) are added again from SQLite before the
+graph is searched, and an older segment whose file is missing or unreadable is rebuilt from SQLite
+when a search first needs it. So a crash never loses an article and never leaves a search short.
+
+The graphs answer only questions without a window of at most ``EXACT_WINDOW_MAX_DAYS`` (undated
+articles); dated ones are answered exactly from the day vectors. Adding a vector to a graph costs
+0.2-0.9 ms of CPU (more as the segment fills), a quarter of a dated stream's ingest on two cores,
+for a graph nothing reads. So writes feed the graphs only once a search has needed them in this
+process: until then the graph falls behind, and the first such search catches it up from SQLite.
 """
 
 from __future__ import annotations
@@ -298,7 +304,8 @@ class SqliteStore:
         self._closed_count = 0  # vectors in the older segments
         self._ann_max_rid = 0  # the highest row given to the graph (the job adding it may still run)
         self._ann_held_rid = 0  # the highest row the graph surely holds (every addition up to it finished)
-        self._ann_behind = False  # an addition failed: rows past _ann_max_rid are added again from SQLite
+        self._ann_behind = False  # rows past _ann_max_rid are not in the graph: added from SQLite before a search
+        self._ann_following = False  # writes feed the graph: a search needed it in this process
         self._ann_count = 0  # vectors the index holds, with those being added
         self._unsaved = 0
         # New rows' vectors are added to the HNSW graph on this thread while the next batch is
@@ -378,7 +385,7 @@ class SqliteStore:
             index = self._new_graph()
         self._ann = index
         self._ann_count = self._closed_count + index.get_current_count()
-        self._catch_up_ann()
+        self._ann_behind = True  # rows written after its last save, if any: added when a search needs it
 
     def _new_graph(self, capacity: int = 1024):
         import hnswlib
@@ -478,7 +485,7 @@ class SqliteStore:
                 self._ann_behind = True
                 log.warning("adding vectors to the graph failed (%s: %s); adding the rows after row %d again from SQLite",
                             type(exc).__name__, exc, self._ann_held_rid)
-        if self._ann_behind:
+        if self._ann_behind and self._ann_following:
             try:
                 self._catch_up_ann()
             except Exception as exc:
@@ -658,7 +665,7 @@ class SqliteStore:
             self._follow_other_writers()
             if self._ann is not None and self._ann_behind:
                 self._ann_wait()  # rows another writer added: counted and searchable from here
-            if self._ann is None or self._ann_count == 0:
+            if self._ann is None:
                 return results
             # Windows short enough are answered exactly from the day vectors, the batch's together
             # (each day scanned once for every query that reaches it), their rows read at once.
@@ -688,7 +695,10 @@ class SqliteStore:
         ]
 
     def _knn_ann(self, q: KnnQuery) -> list[tuple[StoredArticle, float]]:
+        self._ann_following = True
         self._ann_wait()
+        if self._ann_count == 0:
+            return []
         graphs = [self._closed_segment(k) for k in range(self._segment)] + [self._ann]
         counts = [g.get_current_count() for g in graphs]
         vector = np.asarray(q.vector, dtype=np.float32).reshape(1, -1)
@@ -796,9 +806,12 @@ class SqliteStore:
                 # The day cache first: it cannot fail, and the rows are committed whatever the graph does.
                 for rid, ts, vector in new_rows:
                     self._days.add(rid, ts, np.asarray(vector, dtype=np.float32))
-                self._ann_add([r for r, _, _ in new_rows], np.vstack([v for _, _, v in new_rows]).astype(np.float32))
-                if self._unsaved >= ANN_SAVE_EVERY:
-                    self._save_ann()
+                if self._ann_following:
+                    self._ann_add([r for r, _, _ in new_rows], np.vstack([v for _, _, v in new_rows]).astype(np.float32))
+                    if self._unsaved >= ANN_SAVE_EVERY:
+                        self._save_ann()
+                else:
+                    self._ann_behind = True  # nothing searched the graph yet: it catches up when something does
 
     @contextmanager
     def _transaction(self, what: str) -> Iterator[None]:

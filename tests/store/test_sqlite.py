@@ -117,6 +117,11 @@ def test_unreadable_vector_index_is_rebuilt_from_sqlite(tmp_path):
         assert [a.id for a, _ in hits] == ["a4"]
 
 
+def _follow(store) -> None:
+    """A windowless question (an undated article): from now on writes feed the graphs."""
+    store.knn([KnnQuery(unit(0), k=1, min_score=1.5)])
+
+
 def _windowless_top(store, vector, k=5):
     [hits] = store.knn([KnnQuery(vector, k=k, min_score=-1.0)])  # no window: the graphs answer
     return [a.id for a, _ in hits]
@@ -126,6 +131,41 @@ def _brute_top(vectors: dict, vector, k=5):
     return sorted(vectors, key=lambda aid: (-float(np.dot(vectors[aid], vector)), aid))[:k]
 
 
+def test_a_dated_stream_builds_no_graph_until_a_windowless_question_needs_it(tmp_path, monkeypatch):
+    """Dated questions are answered from the day vectors, so a dated stream pays nothing for the
+    graph; the first windowless question catches it up from SQLite, across segments, and from
+    then on writes feed it. After a reopen it waits again for a question that needs it."""
+    from datetime import timedelta
+
+    from indexer.store import TimeWindow
+
+    from .test_contract import T0
+
+    monkeypatch.setattr(sqlite_store, "SEGMENT_ROWS", 10)
+    window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
+    vectors = {f"a{i}": unit(700 + i) for i in range(30)}
+    ids = list(vectors)
+    with open_store(tmp_path) as s:
+        for at in range(0, 25, 5):
+            s.write([art(aid, vector=vectors[aid]) for aid in ids[at : at + 5]])
+        [hits] = s.knn([KnnQuery(vectors["a7"], k=1, min_score=0.99, window=window)])
+        assert [a.id for a, _ in hits] == ["a7"]
+        assert s._ann.get_current_count() == 0 and s._segment == 0  # nothing added, nothing rotated
+        assert _windowless_top(s, vectors["a3"]) == _brute_top({k: vectors[k] for k in ids[:25]}, vectors["a3"])
+        assert s._segment == 2 and s._ann.get_current_count() == 5  # caught up: segments 0 and 1 saved
+        assert all((tmp_path / sqlite_store.SEGMENT_FILE.format(k)).exists() for k in range(2))
+        s.write([art(aid, vector=vectors[aid]) for aid in ids[25:28]])
+        s._ann_wait()
+        assert s._ann.get_current_count() == 8  # fed by the write
+    with open_store(tmp_path) as s:
+        s.write([art(aid, vector=vectors[aid]) for aid in ids[28:]])
+        s._ann_wait()
+        assert s._ann.get_current_count() == 8  # a new process: not fed until a question needs it
+        for aid in ("a0", "a15", "a27", "a29"):
+            assert _windowless_top(s, vectors[aid]) == _brute_top(vectors, vectors[aid])
+        assert s._ann.get_current_count() == 10
+
+
 def test_graph_segments_hold_every_row_and_older_ones_stay_on_disk(tmp_path, monkeypatch):
     """Each SEGMENT_ROWS rows have a graph of their own; only the newest is held in memory, the
     others are read back when a windowless search needs them, and every row is found."""
@@ -133,6 +173,7 @@ def test_graph_segments_hold_every_row_and_older_ones_stay_on_disk(tmp_path, mon
     vectors = {f"a{i}": unit(100 + i) for i in range(35)}
     ids = list(vectors)
     with open_store(tmp_path) as s:
+        _follow(s)
         for at in range(0, 35, 7):  # batches that straddle the segments' bounds
             s.write([art(aid, vector=vectors[aid]) for aid in ids[at : at + 7]])
         s._ann_wait()
@@ -157,6 +198,7 @@ def test_graph_segments_catch_up_after_a_crash_across_a_segment_bound(tmp_path, 
     vectors = {f"a{i}": unit(200 + i) for i in range(28)}
     ids = list(vectors)
     s = open_store(tmp_path)
+    _follow(s)
     s.write([art(aid, vector=vectors[aid]) for aid in ids[:8]])
     s._save_ann()
     s.write([art(aid, vector=vectors[aid]) for aid in ids[8:28]])
@@ -165,9 +207,10 @@ def test_graph_segments_catch_up_after_a_crash_across_a_segment_bound(tmp_path, 
     assert json.loads((tmp_path / sqlite_store.ANN_META_FILE).read_text())["segment"] == 1
     (tmp_path / sqlite_store.SEGMENT_FILE.format(0)).unlink()  # and an older one is lost
     with open_store(tmp_path) as s2:
-        assert s2._segment == 2 and s2._ann.get_current_count() == 8  # caught up into the next segment
+        assert s2._segment == 1  # as saved: the rows after it wait for a search that needs them
         for aid in ("a0", "a7", "a8", "a15", "a27"):
             assert _windowless_top(s2, vectors[aid]) == _brute_top(vectors, vectors[aid])
+        assert s2._segment == 2 and s2._ann.get_current_count() == 8  # caught up into the next segment
 
 
 def test_rows_another_writer_added_across_a_segment_bound_are_caught_up(tmp_path, monkeypatch):
@@ -177,6 +220,7 @@ def test_rows_another_writer_added_across_a_segment_bound_are_caught_up(tmp_path
     vectors = {f"a{i}": unit(400 + i) for i in range(17)}
     ids = list(vectors)
     daemon = open_store(tmp_path)
+    _follow(daemon)
     daemon.write([art(aid, vector=vectors[aid]) for aid in ids[:5]])
     with open_store(tmp_path) as ingest:
         ingest.write([art(aid, vector=vectors[aid]) for aid in ids[5:15]])
@@ -191,6 +235,7 @@ def test_rows_another_writer_added_across_a_segment_bound_are_caught_up(tmp_path
 
 def test_rows_another_writer_commits_just_before_a_write_reach_the_graph(tmp_path):
     s = open_store(tmp_path)
+    _follow(s)
     s.write([art("a0", vector=unit(600))])
     begin = s._transaction
 
@@ -215,6 +260,7 @@ def test_a_failed_addition_across_a_segment_bound_is_redone(tmp_path, monkeypatc
     vectors = {f"a{i}": unit(500 + i) for i in range(16)}
     ids = list(vectors)
     with open_store(tmp_path) as s:
+        _follow(s)
         s.write([art(aid, vector=vectors[aid]) for aid in ids[:8]])
         s._ann_wait()
         s._ann = _FailingGraph(s._ann, failures=1)
@@ -368,6 +414,7 @@ def test_vectors_still_being_added_to_the_graph_are_found_by_the_next_search(tmp
     from concurrent.futures import ThreadPoolExecutor
 
     with open_store(tmp_path) as s:
+        _follow(s)
         s.write([art("a0", vector=unit(0))])
         s._ann_wait()
         s._ann_stage = ThreadPoolExecutor(max_workers=1)
@@ -423,6 +470,7 @@ def test_a_failed_graph_addition_is_redone_from_sqlite_and_loses_nothing(tmp_pat
 
     window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
     with open_store(tmp_path) as s:
+        _follow(s)
         s.write([art(f"a{i}", vector=unit(i)) for i in range(4)])
         s.knn([KnnQuery(unit(0), k=1, min_score=0.99, window=window)])  # the day is loaded now
         s._ann_wait()
@@ -455,6 +503,7 @@ def test_a_graph_that_keeps_failing_raises_store_errors_and_catches_up_once_it_w
 
     window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
     with open_store(tmp_path) as s:
+        _follow(s)
         s.write([art(f"a{i}", vector=unit(i)) for i in range(4)])
         s.knn([KnnQuery(unit(0), k=1, min_score=0.99, window=window)])  # the day is loaded now
         s._ann_wait()
