@@ -319,7 +319,7 @@ class SqliteStore:
                 self._open_ann()
             # PRAGMA data_version when the caches (rows, days, graph) were last known current
             self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]
-        except sqlite3.Error as exc:  # reading the rows the graph lacks: a store error, nothing left open
+        except sqlite3.Error as exc:  # reading the newest graph's bounds: a store error, nothing left open
             self._db.close()
             raise StoreUnavailable(f"cannot open the embedded store at {self.directory}: {exc}") from exc
 
@@ -410,10 +410,13 @@ class SqliteStore:
         """Add every stored vector the graphs do not hold yet (rows past ``_ann_max_rid``), on
         this thread, each to its segment."""
         added = 0
+        # The highest row first: a row another connection commits while this runs lies above it
+        # and is left for the next catch-up (read after the loop, it would be skipped for good).
+        top = self._db.execute("SELECT COALESCE(MAX(rid), 0) FROM articles").fetchone()[0]
         while True:
             rows = self._db.execute(
-                "SELECT rid, vector FROM articles WHERE rid > ? AND vector IS NOT NULL ORDER BY rid LIMIT 10000",
-                (self._ann_max_rid,),
+                "SELECT rid, vector FROM articles WHERE rid > ? AND rid <= ? AND vector IS NOT NULL ORDER BY rid LIMIT 10000",
+                (self._ann_max_rid, top),
             ).fetchall()
             if not rows:
                 break
@@ -426,7 +429,6 @@ class SqliteStore:
                 self._ann_count = self._closed_count + self._ann.get_current_count()
                 self._unsaved += len(at)
             added += len(rows)
-        top = self._db.execute("SELECT COALESCE(MAX(rid), 0) FROM articles").fetchone()[0]
         self._ann_max_rid = self._ann_held_rid = max(self._ann_max_rid, top)
         self._ann_behind = False
         if added:

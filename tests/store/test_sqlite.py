@@ -233,6 +233,46 @@ def test_rows_another_writer_added_across_a_segment_bound_are_caught_up(tmp_path
         daemon.close()
 
 
+def test_rows_another_writer_commits_during_a_catch_up_are_not_skipped(tmp_path):
+    """A reader (the browser view explaining an undated article) catches its graph up while the
+    daemon writes: rows committed after the catch-up's last read are left for the next one, not
+    passed over, and the graph it saves names only rows it holds."""
+    vectors = {f"a{i}": unit(900 + i) for i in range(20)}
+    ids = list(vectors)
+    reader, writer = open_store(tmp_path), open_store(tmp_path)
+    writer.write([art(aid, vector=vectors[aid]) for aid in ids[:10]])
+
+    class CommitAfterTheLastBatch:  # the writer commits right after the reader's catch-up read its last batch
+        def __init__(self, db):
+            self._db, self.fired = db, False
+
+        def execute(self, sql, *args):
+            cursor = self._db.execute(sql, *args)
+            if not sql.startswith("SELECT rid, vector FROM articles") or self.fired:
+                return cursor
+            rows = cursor.fetchall()
+            if not rows:
+                self.fired = True
+                writer.write([art(aid, vector=vectors[aid]) for aid in ids[10:15]])
+            return type("Rows", (), {"fetchall": lambda _: rows})()
+
+        def __getattr__(self, name):
+            return getattr(self._db, name)
+
+    sick = CommitAfterTheLastBatch(reader._db)
+    reader._db = sick
+    try:
+        assert _windowless_top(reader, vectors["a3"], k=1) == ["a3"]
+        assert sick.fired
+        assert _windowless_top(reader, vectors["a12"], k=1) == ["a12"]
+    finally:
+        reader._db = sick._db
+        reader.close()
+        writer.close()
+    with open_store(tmp_path) as again:
+        assert _windowless_top(again, vectors["a12"], k=1) == ["a12"]
+
+
 def test_rows_another_writer_commits_just_before_a_write_reach_the_graph(tmp_path):
     s = open_store(tmp_path)
     _follow(s)
