@@ -70,6 +70,13 @@ CREATE TABLE IF NOT EXISTS dead (
 """
 
 
+def _chunks(seqs: Sequence[int], size: int = 500):
+    """``seqs`` in chunks small enough for one IN (...) list, each with its placeholders."""
+    for start in range(0, len(seqs), size):
+        chunk = list(seqs[start : start + size])
+        yield chunk, ",".join("?" * len(chunk))
+
+
 class QueueFull(Exception):
     """The queue holds ``max_items``; the caller should come back later."""
 
@@ -219,7 +226,7 @@ class DurableQueue:
                 (n + len(self._in_hand),),
             ).fetchall()
             out: list[QueueItem] = []
-            suspects: set[int] = set()
+            took_suspect = False
             for seq, aid, rec, origin, at, attempts in rows:
                 if seq in self._in_hand:
                     continue
@@ -243,18 +250,15 @@ class DurableQueue:
                         continue
                 out.append(QueueItem(seq, aid, record, origin, at))
                 if attempts:
-                    suspects.add(seq)
+                    took_suspect = True
                     break
                 if len(out) >= n:
                     break
-            try:
-                self._count_attempts([i.seq for i in out], +1)
-            except sqlite3.OperationalError as exc:  # locked past the busy timeout: hand nothing out now
-                log.warning("queue %s: cannot count the items handed out (%s); taking them later", self.path, exc)
+            if not self._try_count([i.seq for i in out], +1, "handed out; taking them later", sqlite3.OperationalError):
                 return []
             self._in_hand.update(i.seq for i in out)
             self._counted.update(i.seq for i in out)
-            self._suspect_in_hand = any(i.seq in suspects for i in out)
+            self._suspect_in_hand = took_suspect
             return out
 
     def working(self, seqs: Sequence[int]) -> None:
@@ -262,34 +266,32 @@ class DurableQueue:
         counts against them."""
         with self._cond:
             idle = [s for s in seqs if s in self._in_hand and s not in self._counted]
-            try:
-                self._count_attempts(idle, +1)
-            except sqlite3.Error as exc:  # best effort: a death meanwhile goes uncounted
-                log.warning("queue %s: cannot count %d items worked on again (%s)", self.path, len(idle), exc)
-                return
-            self._counted.update(idle)
+            if self._try_count(idle, +1, "worked on again; a death meanwhile goes uncounted"):
+                self._counted.update(idle)
 
     def waiting(self, seqs: Sequence[int]) -> None:
         """Items stay in hand but nothing is done with them (the worker waits for the store): a
         stop meanwhile is not theirs. ``working`` before they are worked on again."""
         with self._cond:
             counted = [s for s in seqs if s in self._counted]
-            try:
-                self._count_attempts(counted, -1)
-            except sqlite3.Error as exc:  # best effort: they stay counted while they wait
-                log.warning("queue %s: cannot uncount %d items waiting (%s)", self.path, len(counted), exc)
-                return
-            self._counted.difference_update(counted)
+            if self._try_count(counted, -1, "waiting; they stay counted"):
+                self._counted.difference_update(counted)
 
-    def _count_attempts(self, seqs: Sequence[int], step: int) -> None:
-        """Durably, before the items are worked on: a process that dies holding them leaves the count. Lock held."""
+    def _try_count(self, seqs: Sequence[int], step: int, what: str,
+                   tolerated: type[sqlite3.Error] = sqlite3.Error) -> bool:
+        """Move the items' counts by ``step``, durably (a process that dies holding them leaves
+        the count); False, logged, when SQLite cannot write it (a ``tolerated`` error: locked past
+        the busy timeout, I/O): the count is a safeguard, not a reason to stop the worker. Lock held."""
         if not seqs or self._closed:
-            return
-        with self._transaction():
-            for start in range(0, len(seqs), 500):
-                chunk = list(seqs[start : start + 500])
-                self._db.execute(f"UPDATE items SET attempts = MAX(0, attempts + ?) WHERE seq IN ({','.join('?' * len(chunk))})",
-                                 (step, *chunk))
+            return True
+        try:
+            with self._transaction():
+                for chunk, marks in _chunks(seqs):
+                    self._db.execute(f"UPDATE items SET attempts = MAX(0, attempts + ?) WHERE seq IN ({marks})", (step, *chunk))
+        except tolerated as exc:
+            log.warning("queue %s: cannot count %d items %s (%s)", self.path, len(seqs), what, exc)
+            return False
+        return True
 
     def _oldest_free(self) -> float | None:
         if len(self._in_hand) >= 900:  # more than SQLite's parameters allow: those after the newest in hand
@@ -308,9 +310,8 @@ class DurableQueue:
         with self._cond:
             deleted = 0
             with self._transaction():
-                for start in range(0, len(seqs), 500):
-                    chunk = list(seqs[start : start + 500])
-                    deleted += self._db.execute(f"DELETE FROM items WHERE seq IN ({','.join('?' * len(chunk))})", chunk).rowcount
+                for chunk, marks in _chunks(seqs):
+                    deleted += self._db.execute(f"DELETE FROM items WHERE seq IN ({marks})", chunk).rowcount
             self._depth -= deleted
             self._let_go(seqs)
             self._forget_parsed(seqs)
@@ -319,13 +320,10 @@ class DurableQueue:
     def release(self, seqs: Sequence[int]) -> None:
         """Give items back unprocessed (they will be taken again; this hand does not count)."""
         with self._cond:
-            try:
-                self._count_attempts([s for s in seqs if s in self._counted], -1)
-            except sqlite3.Error as exc:  # they count once more: at worst taken alone after a restart
-                log.warning("queue %s: cannot uncount %d items given back (%s)", self.path, len(seqs), exc)
-            finally:
-                self._let_go(seqs)
-                self._cond.notify_all()
+            # should the count fail, they count once more: at worst taken alone after a restart
+            self._try_count([s for s in seqs if s in self._counted], -1, "given back")
+            self._let_go(seqs)
+            self._cond.notify_all()
 
     def _let_go(self, seqs: Sequence[int]) -> None:
         self._in_hand.difference_update(seqs)
@@ -428,13 +426,8 @@ class DurableQueue:
         still be inside a store call when the daemon stops waiting for it)."""
         with self._cond:
             if not self._closed:
-                try:
-                    self._count_attempts(sorted(self._counted), -1)
-                except sqlite3.Error as exc:
-                    log.warning("queue %s: cannot uncount the items in hand at close (%s)", self.path, exc)
-                self._in_hand.clear()
-                self._counted.clear()
-                self._suspect_in_hand = False
+                self._try_count(sorted(self._counted), -1, "in hand at close")
+                self._let_go(list(self._in_hand))
                 self._closed = True
                 self._db.close()
                 self._cond.notify_all()

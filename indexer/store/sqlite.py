@@ -664,9 +664,7 @@ class SqliteStore:
     def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]:
         results: list[list[tuple[StoredArticle, float]]] = [[] for _ in queries]
         with self._lock:
-            self._follow_other_writers()
-            if self._ann is not None and self._ann_behind:
-                self._ann_wait()  # rows another writer added: counted and searchable from here
+            self._follow_other_writers()  # (the graph, should a question need it, catches up in _knn_ann)
             if self._ann is None:
                 return results
             # Windows short enough are answered exactly from the day vectors, the batch's together
