@@ -24,6 +24,11 @@ an hour, and this machine's speed drifts by more than the change being measured 
 reference next to it in time compares like with like. Both ratios are printed; the one at the
 first size itself shows how far two measurements of the same thing differ. Only the indexer's
 time is counted, in both, not the making of the records.
+
+Each window's CPU time per article is printed too (the process's, every thread of it: the indexer
+is the only thing running in it while a window is timed). Other work on the machine slows the
+wall-clock rate but leaves the CPU an article takes nearly as it is, so on a shared machine the
+CPU ratio is the steadier measure of what grows with the store.
 """
 
 from __future__ import annotations
@@ -155,39 +160,46 @@ class Reference:
         self.warm_end = first - args.window
         self.base, self.run = directory / "base", directory / "run"
 
-    def _ingest(self, path: Path, *parts: list[dict]) -> float:
-        """Ingest ``parts`` in turn into the store at ``path``; the seconds the last part took."""
+    def _ingest(self, path: Path, *parts: list[dict]) -> tuple[float, float]:
+        """Ingest ``parts`` in turn into the store at ``path``; the seconds and the CPU seconds the
+        last part took."""
         settings = load_settings(overrides={"store.path": str(path)}, environ={})
         store = open_store(settings, vector_dims=self.embedder.dims, embedding_model=self.embedder.name)
-        seconds = 0.0
+        seconds = cpu = 0.0
         with Indexer(settings, store, Featurizer(settings, self.embedder)) as ix:
             for part in parts:
-                started = time.perf_counter()
+                started, started_cpu = time.perf_counter(), time.process_time()
                 for at in range(0, len(part), CHUNK):
                     duplicates_of(ix, part[at : at + CHUNK])
-                seconds = time.perf_counter() - started
-        return seconds
+                seconds, cpu = time.perf_counter() - started, time.process_time() - started_cpu
+        return seconds, cpu
 
     def build_base(self) -> None:
         self._ingest(self.base, self.records[: self.start])
 
-    def rate(self) -> float:
+    def rate(self) -> tuple[float, float]:
+        """Articles/s over the window, and CPU milliseconds per article."""
         shutil.rmtree(self.run, ignore_errors=True)
         shutil.copytree(self.base, self.run)
         try:
-            seconds = self._ingest(self.run, self.records[self.start : self.warm_end], self.records[self.warm_end :])
+            seconds, cpu = self._ingest(self.run, self.records[self.start : self.warm_end], self.records[self.warm_end :])
         finally:
             shutil.rmtree(self.run, ignore_errors=True)
-        return (len(self.records) - self.warm_end) / seconds
+        n = len(self.records) - self.warm_end
+        return n / seconds, cpu * 1000 / n
 
 
-def reference_rate(args: argparse.Namespace, directory: Path, step: str) -> float | None:
-    """``step`` of the reference (``base``: build the copy once; ``rate``: measure) in a child process."""
+def reference_rate(args: argparse.Namespace, directory: Path, step: str) -> tuple[float, float] | None:
+    """``step`` of the reference (``base``: build the copy once; ``rate``: measure, giving articles/s
+    and CPU ms per article) in a child process."""
     command = [sys.executable, __file__, "--sizes", str(min(args.sizes)), "--window", str(args.window),
                "--per-day", str(args.per_day), "--repost-share", str(args.repost_share), "--cache-dir", args.cache_dir,
                "--warmup", str(args.warmup), "--reference-dir", str(directory), "--reference-step", step]
     done = subprocess.run(command, check=True, capture_output=True, text=True)
-    return float(done.stdout.split()[-1]) if step == "rate" else None
+    if step != "rate":
+        return None
+    rate, cpu_ms = done.stdout.split()[-2:]
+    return float(rate), float(cpu_ms)
 
 
 def main() -> None:
@@ -208,7 +220,7 @@ def main() -> None:
         if args.reference_step == "base":
             reference.build_base()
         else:
-            print(f"{reference.rate():.3f}")
+            print("{:.3f} {:.4f}".format(*reference.rate()))
         return
     sizes = sorted(args.sizes)
     if any(n % CHUNK for n in [*sizes, args.window, args.warmup]):
@@ -228,7 +240,7 @@ def main() -> None:
             # and the batches read ahead), so the bench's own memory does not grow with the store.
             stream = articles(sizes[-1], args.per_day, args.repost_share, embedder, fit,
                               kept_vectors=2 * args.per_day + 4 * ix.settings.input.batch_size + 1000)
-            done, dups, timed = 0, 0, 0.0
+            done, dups, timed, timed_cpu = 0, 0, 0.0, 0.0
             chunk: list[dict] = []
             for rec in stream:
                 chunk.append(rec)
@@ -236,34 +248,39 @@ def main() -> None:
                     continue
                 # Only the indexer's time counts, not the making of the records, here as in the
                 # reference runs.
-                started = time.perf_counter()
+                started, started_cpu = time.perf_counter(), time.process_time()
                 dups += duplicates_of(ix, chunk)
                 done += len(chunk)
                 chunk = []
                 if any(size - args.window < done <= size for size in sizes):
                     timed += time.perf_counter() - started
+                    timed_cpu += time.process_time() - started_cpu
                 if done not in sizes:
                     continue
-                rate = args.window / timed
-                timed = 0.0
-                rows.append([done, rate, rss_mib(), disk_mib(main_dir), None])
+                rate, cpu_ms = args.window / timed, timed_cpu * 1000 / args.window
+                timed = timed_cpu = 0.0
+                rows.append([done, rate, cpu_ms, rss_mib(), disk_mib(main_dir), None])
                 if args.reference:
                     if done == sizes[0]:
                         reference_rate(args, reference_dir, "base")
-                    rows[-1][4] = reference_rate(args, reference_dir, "rate")
-                print(f"  {done:>9,} articles: {rate:.1f} articles/s over the last {args.window:,}, "
-                      f"RSS {rows[-1][2]:,.0f} MiB, store {rows[-1][3]:,.0f} MiB on disk, {dups:,} duplicates so far"
-                      + (f"; the {sizes[0]:,} store again right after: {rows[-1][4]:.1f} articles/s" if args.reference else ""),
+                    rows[-1][5] = reference_rate(args, reference_dir, "rate")
+                print(f"  {done:>9,} articles: {rate:.1f} articles/s and {cpu_ms:.2f} CPU ms an article over the last "
+                      f"{args.window:,}, RSS {rows[-1][3]:,.0f} MiB, store {rows[-1][4]:,.0f} MiB on disk, {dups:,} duplicates so far"
+                      + ("; the {:,} store again right after: {:.1f} articles/s, {:.2f} CPU ms".format(sizes[0], *rows[-1][5])
+                         if args.reference else ""),
                       flush=True)
-    print(f"{'articles':>10} | {'articles/s (last window)':>24} | {'RSS MiB':>8} | {'disk MiB':>8} | disk per article"
-          + (f" | {sizes[0]:,} again | ratio" if args.reference else ""))
-    for size, rate, rss, disk, again in rows:
-        print(f"{size:>10,} | {rate:>24.1f} | {rss:>8,.0f} | {disk:>8,.0f} | {disk * 2**20 / size / 1024:>7.1f} KiB"
-              + (f" | {again:>9.1f} | {rate / again:.2f}x" if again else ""))
+    print(f"{'articles':>10} | {'articles/s (last window)':>24} | {'CPU ms/article':>14} | {'RSS MiB':>8} | {'disk MiB':>8} | disk per article"
+          + (f" | {sizes[0]:,} again: articles/s, CPU ms | ratios: rate, CPU" if args.reference else ""))
+    for size, rate, cpu_ms, rss, disk, again in rows:
+        print(f"{size:>10,} | {rate:>24.1f} | {cpu_ms:>14.2f} | {rss:>8,.0f} | {disk:>8,.0f} | {disk * 2**20 / size / 1024:>7.1f} KiB"
+              + (f" | {again[0]:>9.1f}, {again[1]:.2f} | {rate / again[0]:.2f}x, {again[1] / cpu_ms:.2f}x" if again else ""))
     if len(rows) > 1:
-        print(f"rate at {rows[-1][0]:,} / rate at {rows[0][0]:,} measured first: {rows[-1][1] / rows[0][1]:.2f}x")
+        first, last = rows[0], rows[-1]
+        print(f"rate at {last[0]:,} / rate at {first[0]:,} measured first: {last[1] / first[1]:.2f}x; "
+              f"by CPU per article: {first[2] / last[2]:.2f}x")
         if args.reference:
-            print(f"rate at {rows[-1][0]:,} / rate at {rows[0][0]:,} measured right after it: {rows[-1][1] / rows[-1][4]:.2f}x")
+            print(f"rate at {last[0]:,} / rate at {first[0]:,} measured right after it: {last[1] / last[5][0]:.2f}x; "
+                  f"by CPU per article: {last[5][1] / last[2]:.2f}x")
 
 
 if __name__ == "__main__":
