@@ -147,7 +147,9 @@ MANUAL = "manual"  # dup_reason of an article a person moved into a cluster
 @dataclass(frozen=True)
 class ClusterChange:
     """One entry of a store's change log: a merge of ``source`` into ``into``, or a split of
-    ``article_id`` out of ``source`` (into ``into``, or alone when ``into`` is its own id)."""
+    ``article_id`` out of ``source`` (into ``into``, or alone when ``into`` is its own id). When
+    a split moves a cluster's canonical out, the rest of that cluster goes on under ``lead``, its
+    oldest other member (``oldest_other_member``), and the stores record that on the entry."""
 
     kind: str  # "merge" | "split"
     into: str
@@ -156,10 +158,12 @@ class ClusterChange:
     reason: str = ""
     by: str = ""  # who asked: "indexer" for merges its decisions made, else a user name
     at: datetime | None = None
+    lead: str | None = None  # a split of a canonical: the member that leads what it left (set by the store)
 
     def record(self) -> dict:
         return {"kind": self.kind, "into": self.into, "source": self.source, "article_id": self.article_id,
-                "reason": self.reason, "by": self.by, "at": self.at.isoformat() if self.at else None}
+                "reason": self.reason, "by": self.by, "at": self.at.isoformat() if self.at else None,
+                "lead": self.lead}
 
 
 def moved_article(change: ClusterChange) -> str:
@@ -233,7 +237,9 @@ def cluster_history(store: Store, cluster_id: str) -> list[ClusterChange]:
     """What made ``cluster_id`` the cluster it is, in the order it happened: its own entries in the
     change log, and before each merge into it, the merged cluster's history up to that merge (and
     so on down a chain). A store's ``cluster_changes`` answers one cluster's own entries: after a
-    was merged into b and b into c, c's hold b → c but not a → b, which moved a's articles too."""
+    was merged into b and b into c, c's hold b → c but not a → b, which moved a's articles too.
+    A cluster that goes on under a new lead, because a split took its canonical out, is followed
+    the same way: the new lead's history starts with the old cluster's, up to that split."""
     history: list[ClusterChange] = []
     seen: set[ClusterChange] = set()
     followed = {cluster_id}
@@ -242,7 +248,8 @@ def cluster_history(store: Store, cluster_id: str) -> list[ClusterChange]:
         for change in store.cluster_changes(cid):
             if change in seen or (until is not None and change.at is not None and change.at > until):
                 continue  # listed already, or after cid was merged away (its id may lead a new cluster later)
-            if change.kind == "merge" and change.into == cid and change.source not in followed:
+            continues = (change.kind == "merge" and change.into == cid) or (change.kind == "split" and change.lead == cid)
+            if continues and change.source not in followed:
                 followed.add(change.source)
                 walk(change.source, change.at)
             if change not in seen:  # the merged cluster's own entries end with this merge

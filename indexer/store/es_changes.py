@@ -136,7 +136,8 @@ class LoggedChange:
     def as_applied(self) -> ClusterChange:
         """The change with the clusters it actually joined or split, as the log reports it."""
         c = self.change
-        return ClusterChange(c.kind, self.into or c.into, self.source or c.source, c.article_id, c.reason, c.by, c.at)
+        return ClusterChange(c.kind, self.into or c.into, self.source or c.source, c.article_id, c.reason, c.by, c.at,
+                             self.new_canonical if c.kind == "split" else None)
 
 
 class ChangeLog:
@@ -238,12 +239,12 @@ class ChangeLog:
         return list(self._scan({"terms": {"state": list(UNFINISHED)}}, f"reading unfinished changes in {self.index}"))
 
     def applied(self, cluster_id: str | None = None, corrections_only: bool = False) -> list[ClusterChange]:
-        """Applied changes, oldest first; with ``cluster_id``, those that joined or split it; with
-        ``corrections_only``, those a person made."""
+        """Applied changes, oldest first; with ``cluster_id``, those that joined or split it, or
+        made it the lead of what a split left; with ``corrections_only``, those a person made."""
         filters: list[dict] = [{"term": {"state": APPLIED}}]
         if cluster_id is not None:
-            filters.append({"bool": {"should": [{"term": {"into": cluster_id}}, {"term": {"source": cluster_id}}],
-                                     "minimum_should_match": 1}})
+            ends = [{"term": {field: cluster_id}} for field in ("into", "source", "new_canonical")]
+            filters.append({"bool": {"should": ends, "minimum_should_match": 1}})
         query: dict = {"bool": {"filter": filters}}
         if corrections_only:
             query["bool"]["must_not"] = [{"term": {"by": INDEXER}}]

@@ -52,7 +52,7 @@ ANN_SAVE_EVERY = 50_000
 # without a publish time, windows longer than EXACT_WINDOW_MAX_DAYS), which a stream of dated
 # articles never does.
 SEGMENT_ROWS = 50_000
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 UNREADABLE_EXTRA_KEY = "unreadable_extra"  # holds stored extra text that cannot be parsed back
 _UNREADABLE_EXTRA_LOGGED: set[str] = set()  # article ids already warned about (once per process)
 
@@ -80,7 +80,7 @@ CREATE INDEX IF NOT EXISTS articles_publish_ts ON articles(publish_ts);
 CREATE INDEX IF NOT EXISTS articles_title_md5 ON articles(title_md5);
 CREATE TABLE IF NOT EXISTS cluster_changes (
     seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, into_id TEXT NOT NULL, source_id TEXT NOT NULL,
-    article_id TEXT, reason TEXT NOT NULL, by_whom TEXT NOT NULL, at TEXT NOT NULL
+    article_id TEXT, reason TEXT NOT NULL, by_whom TEXT NOT NULL, at TEXT NOT NULL, lead_id TEXT
 );
 CREATE INDEX IF NOT EXISTS cluster_changes_into ON cluster_changes(into_id);
 CREATE INDEX IF NOT EXISTS cluster_changes_source ON cluster_changes(source_id);
@@ -102,11 +102,17 @@ _MIGRATE_1_TO_2 = (
 # needs that its row did not hold (it was tokenised again for it). Rows written before have NULL
 # and are tokenised when compared, as before.
 _MIGRATE_2_TO_3 = ("ALTER TABLE articles ADD COLUMN token_count INTEGER",)
+# Schema 4 records, on the split that takes a cluster's canonical out, the member that leads the
+# rest (ClusterChange.lead), so that the rest's history goes back past the split.
+_MIGRATE_3_TO_4 = ("ALTER TABLE cluster_changes ADD COLUMN lead_id TEXT",)
 # Each older schema version: the version its upgrade makes, the statements, and what it brings.
 _UPGRADES = {
     "1": ("2", _MIGRATE_1_TO_2, "fingerprints in band rows"),
     "2": ("3", _MIGRATE_2_TO_3, "token counts kept"),
+    "3": ("4", _MIGRATE_3_TO_4, "new leads of split clusters logged"),
 }
+# Made once the schema is current (the column is missing from an older store until its upgrade).
+_CURRENT_SCHEMA_INDEXES = "CREATE INDEX IF NOT EXISTS cluster_changes_lead ON cluster_changes(lead_id) WHERE lead_id IS NOT NULL"
 _COLUMNS = (
     "rid, id, url, canonical_url, source, title, content, publish_ts, clean_title, clean_body, title_md5, "
     "body_md5, content_key, simhash, bands, vector, cluster_id, is_canonical, dup_of, dup_reason, score, "
@@ -333,6 +339,7 @@ class SqliteStore:
             stored = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
             if not stored:
                 self._db.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", wanted.items())
+                self._db.execute(_CURRENT_SCHEMA_INDEXES)
                 return
             for key, value in wanted.items():
                 if key != "schema_version" and stored.get(key) != value:
@@ -346,6 +353,7 @@ class SqliteStore:
                 self._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
             if version != wanted["schema_version"]:
                 self._refuse("schema_version", version, wanted["schema_version"])
+            self._db.execute(_CURRENT_SCHEMA_INDEXES)
 
     def _refuse(self, key: str, stored: str | None, wanted: str) -> NoReturn:
         raise StoreSchemaError(
@@ -836,11 +844,12 @@ class SqliteStore:
         row = self._db.execute("SELECT cluster_id FROM articles WHERE id = ?", (article_id,)).fetchone()
         return row[0] if row else None
 
-    def _log(self, change: ClusterChange, into: str, source: str) -> None:
+    def _log(self, change: ClusterChange, into: str, source: str, lead: str | None = None) -> None:
         at = (change.at or datetime.now(timezone.utc)).isoformat()
         self._db.execute(
-            "INSERT INTO cluster_changes (kind, into_id, source_id, article_id, reason, by_whom, at) VALUES (?,?,?,?,?,?,?)",
-            (change.kind, into, source, change.article_id, change.reason, change.by, at),
+            "INSERT INTO cluster_changes (kind, into_id, source_id, article_id, reason, by_whom, at, lead_id) "
+            "VALUES (?,?,?,?,?,?,?,?)",
+            (change.kind, into, source, change.article_id, change.reason, change.by, at, lead),
         )
 
     def _merge(self, change: ClusterChange) -> None:
@@ -893,24 +902,24 @@ class SqliteStore:
                         "UPDATE articles SET cluster_id = ?, is_canonical = 0, dup_of = ?, dup_reason = ?, score = NULL WHERE id = ?",
                         (into, into, MANUAL, aid),
                     )
-                self._log(change, into, source)
+                self._log(change, into, source, lead=new_canonical)
             self._row_cache.clear()
         return new_canonical
 
     @_sqlite_errors
     def cluster_changes(self, cluster_id: str | None = None, *, corrections_only: bool = False) -> list[ClusterChange]:
-        query = "SELECT kind, into_id, source_id, article_id, reason, by_whom, at FROM cluster_changes WHERE 1"
+        query = "SELECT kind, into_id, source_id, article_id, reason, by_whom, at, lead_id FROM cluster_changes WHERE 1"
         args: list = []
         if cluster_id is not None:
-            query += " AND (into_id = ? OR source_id = ?)"
-            args = [cluster_id, cluster_id]
+            query += " AND (into_id = ? OR source_id = ? OR lead_id = ?)"
+            args = [cluster_id, cluster_id, cluster_id]
         if corrections_only:
             query += " AND by_whom != ?"
             args.append(INDEXER)
         with self._lock:
             rows = self._db.execute(query + " ORDER BY seq", args).fetchall()
-        return [ClusterChange(kind, into, source, aid, reason, by, datetime.fromisoformat(at))
-                for kind, into, source, aid, reason, by, at in rows]
+        return [ClusterChange(kind, into, source, aid, reason, by, datetime.fromisoformat(at), lead)
+                for kind, into, source, aid, reason, by, at, lead in rows]
 
     @_sqlite_errors
     def cluster_members(self, cluster_id: str) -> list[StoredArticle]:

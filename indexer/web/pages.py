@@ -281,7 +281,9 @@ def add_pages(app: FastAPI, view: WebView) -> None:
             raise ApiError(400, "name the article to split out")
         reply = await run_in_threadpool(apply_split, ctx, cluster_id, article_id, into, view.user_of(request) or "browser")
         back = reply.cluster_id if into else cluster_id
-        if back == cluster_id and not ctx.indexer().store.cluster_members(cluster_id):
+        if not into and reply.change.get("lead"):
+            back = reply.change["lead"]  # the canonical left: the rest of the story goes on under its new lead
+        elif back == cluster_id and not ctx.indexer().store.cluster_members(cluster_id):
             back = reply.cluster_id
         return RedirectResponse(f"/ui/clusters/{quote(back, safe='')}?done=split", status_code=303)
 

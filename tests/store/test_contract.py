@@ -301,6 +301,32 @@ def test_a_clusters_history_holds_the_clusters_merged_into_it_up_to_their_merge(
         ("merge", "b", "a"), ("merge", "c", "b"), ("split", "b", "c"), ("merge", "b", "d")]
 
 
+def test_when_a_split_takes_the_canonical_out_the_rest_keeps_its_history_under_the_new_lead(store_factory):
+    """The rest of a cluster whose canonical a person split out goes on under its oldest other
+    member: the split's entry names that lead, and the lead's history is the cluster's, up to the
+    split, then what happens to it after."""
+    from indexer.store.base import cluster_history
+
+    store = store_factory()
+    store.write([art(x, when=T0 + timedelta(hours=i)) for i, x in enumerate("abcd")])
+    day = timedelta(days=1)
+    store.merge_clusters([ClusterChange("merge", into="a", source="b", reason="same story", by="tester", at=T0 + day)])
+    store.merge_clusters([ClusterChange("merge", into="a", source="c", reason="same story", by="tester", at=T0 + 2 * day)])
+    assert store.split_article(ClusterChange("split", into="a", source="a", article_id="a", by="editor", at=T0 + 3 * day)) == "b"
+    [split] = [c for c in store.cluster_changes("b") if c.kind == "split"]
+    assert (split.source, split.into, split.article_id, split.lead) == ("a", "a", "a", "b")
+    assert split.record()["lead"] == "b"
+    store.merge_clusters([ClusterChange("merge", into="b", source="d", reason="same story", by="editor", at=T0 + 4 * day)])
+    assert [(c.kind, c.into, c.source) for c in cluster_history(store, "b")] == [
+        ("merge", "a", "b"), ("merge", "a", "c"), ("split", "a", "a"), ("merge", "b", "d")]
+    # a, alone again, keeps its own past; what joins b later is not a's
+    assert [(c.kind, c.into, c.source) for c in cluster_history(store, "a")] == [
+        ("merge", "a", "b"), ("merge", "a", "c"), ("split", "a", "a")]
+    # a split of a member that is not the canonical names no lead
+    store.split_article(ClusterChange("split", into="d", source="b", article_id="d", by="editor", at=T0 + 5 * day))
+    assert [c.lead for c in store.cluster_changes("d") if c.kind == "split"] == [None]
+
+
 def test_the_change_log_tells_corrections_from_the_indexers_merges(store_factory):
     store = store_factory()
     _two_clusters(store)

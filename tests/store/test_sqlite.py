@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 import threading
 from dataclasses import replace
 
@@ -13,6 +14,10 @@ from indexer.errors import StoreSchemaError
 from indexer.features.simhash import FINGERPRINT_LAYOUT
 from indexer.store import KnnQuery
 from indexer.store import sqlite as sqlite_store
+
+# What schema 4 added (the change log's lead column), taken out again to make an older store.
+UNDO_SCHEMA_4 = "DROP INDEX cluster_changes_lead; ALTER TABLE cluster_changes DROP COLUMN lead_id;"
+NEWER = str(int(sqlite_store.SCHEMA_VERSION) + 1)
 from indexer.store.sqlite import SqliteStore
 
 from .test_contract import art, unit
@@ -369,14 +374,14 @@ def test_a_schema_1_store_is_upgraded_in_place(tmp_path):
         s._db.executescript(
             "CREATE TABLE old_bands (band INTEGER NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (band, rid)) WITHOUT ROWID;"
             "INSERT INTO old_bands SELECT band, rid FROM bands; DROP TABLE bands; ALTER TABLE old_bands RENAME TO bands;"
-            "ALTER TABLE articles DROP COLUMN token_count;"
+            "ALTER TABLE articles DROP COLUMN token_count;" + UNDO_SCHEMA_4 +
             "UPDATE meta SET value = '1' WHERE key = 'schema_version';"
         )
     with open_store(tmp_path) as s:
         version = s._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
         window = TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
         [found] = s.find_band_candidates([BandQuery(band_keys(base, 4), window, simhash=base, max_distance=3)])
-        assert version == "3" and [a.id for a in found] == ["a1"]
+        assert version == sqlite_store.SCHEMA_VERSION and [a.id for a in found] == ["a1"]
 
 
 def test_a_schema_2_store_is_upgraded_in_place_and_its_rows_are_featurised_anew(tmp_path):
@@ -385,15 +390,34 @@ def test_a_schema_2_store_is_upgraded_in_place_and_its_rows_are_featurised_anew(
     with open_store(tmp_path) as s:
         s.write([art("a1")])
         s._db.executescript(
-            "ALTER TABLE articles DROP COLUMN token_count;"
+            "ALTER TABLE articles DROP COLUMN token_count;" + UNDO_SCHEMA_4 +
             "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
         )
     with open_store(tmp_path) as s:
         version = s._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
         s.write([replace(art("a2"), token_count=17)])
         got = s.get_many(["a1", "a2"])
-        assert version == "3"
+        assert version == sqlite_store.SCHEMA_VERSION
         assert got["a1"].token_count is None and got["a2"].token_count == 17
+
+
+def test_a_schema_3_store_keeps_its_change_log_and_logs_new_leads_after_the_upgrade(tmp_path):
+    """Stores made before splits recorded who leads the rest open with their log as it was
+    (entries without a lead), and the splits made after the upgrade record one."""
+    from indexer.store import ClusterChange
+
+    from .test_contract import T0
+
+    with open_store(tmp_path) as s:
+        s.write([art("a1", when=T0), art("a2", when=T0 + timedelta(hours=1)), art("a3", when=T0 + timedelta(hours=2))])
+        s.merge_clusters([ClusterChange("merge", into="a1", source="a2", reason="same story", by="editor")])
+        s._db.executescript(UNDO_SCHEMA_4 + "UPDATE meta SET value = '3' WHERE key = 'schema_version';")
+    with open_store(tmp_path) as s:
+        assert [(c.kind, c.lead) for c in s.cluster_changes()] == [("merge", None)]
+        s.merge_clusters([ClusterChange("merge", into="a1", source="a3", reason="same story", by="editor")])
+        assert s.split_article(ClusterChange("split", into="a1", source="a1", article_id="a1", by="editor")) == "a2"
+        assert [(c.kind, c.lead) for c in s.cluster_changes("a2")] == [("merge", None), ("split", "a2")]
+    assert _schema_of(tmp_path)[0] == sqlite_store.SCHEMA_VERSION
 
 
 def test_row_cache_is_bounded_and_answers_like_the_table(tmp_path, monkeypatch):
@@ -575,7 +599,7 @@ def _make_schema_2(path) -> None:
     with open_store(path) as s:
         s.write([art("a1", vector=unit(1))])
         s._db.executescript(
-            "ALTER TABLE articles DROP COLUMN token_count;"
+            "ALTER TABLE articles DROP COLUMN token_count;" + UNDO_SCHEMA_4 +
             "UPDATE meta SET value = '2' WHERE key = 'schema_version';"
         )
 
@@ -656,7 +680,7 @@ def test_two_processes_opening_a_schema_2_store_together_upgrade_it_once(tmp_pat
         assert others == ["opened"]
         assert [a.id for a, _ in s.knn([KnnQuery(unit(1), k=1, min_score=0.99)])[0]] == ["a1"]
     version, columns = _schema_of(tmp_path)
-    assert version == "3" and columns.count("token_count") == 1
+    assert version == sqlite_store.SCHEMA_VERSION and columns.count("token_count") == 1
 
 
 def test_an_old_store_made_with_other_settings_is_refused_before_it_is_upgraded(tmp_path):
@@ -669,15 +693,15 @@ def test_an_old_store_made_with_other_settings_is_refused_before_it_is_upgraded(
     assert version == "2" and "token_count" not in columns
     with open_store(tmp_path) as s:  # the settings it was made with still open (and upgrade) it
         assert s.get_many(["a1"])["a1"].token_count is None
-    assert _schema_of(tmp_path)[0] == "3"
+    assert _schema_of(tmp_path)[0] == sqlite_store.SCHEMA_VERSION
 
 
 def test_a_store_of_a_newer_schema_is_refused_and_left_alone(tmp_path):
     with open_store(tmp_path) as s:
-        s._db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+        s._db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (NEWER,))
     with pytest.raises(StoreSchemaError, match="schema_version"):
         open_store(tmp_path)
-    assert _schema_of(tmp_path)[0] == "4"
+    assert _schema_of(tmp_path)[0] == NEWER
 
 
 def test_rows_another_writer_added_are_found_and_kept_in_the_graph(tmp_path):

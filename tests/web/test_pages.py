@@ -130,3 +130,18 @@ def test_token_login_session_cookie_and_csrf(token_daemon):
     status, headers, html = b.post("/ui/login", {"token": TOKEN})
     assert status == 429 and int(headers["Retry-After"]) >= 1 and "Too many wrong tokens" in html
     assert TOKEN not in d.log_text()
+
+
+def test_splitting_the_canonical_out_shows_the_rest_under_its_new_lead_with_its_history(open_daemon):
+    b = Browserless(open_daemon.url)
+    _, _, page = b.get("/ui/clusters/s01")
+    status, _, _ = b.post("/ui/clusters/s01/merge", {"from": "s02", "csrf": _csrf(page)})
+    assert status == 303
+    status, headers, _ = b.post("/ui/clusters/s01/split", {"article_id": "s01", "csrf": _csrf(page)})
+    # s01-a, the oldest other member, leads the rest, and the browser is taken there
+    assert status == 303 and headers["Location"] == "/ui/clusters/s01-a?done=split"
+    assert {a.id: a.cluster_id for a in read_store(open_daemon.store)}["s02"] == "s01-a"
+    _, _, rest = b.get("/ui/clusters/s01-a")
+    changes = re.search(r'<ul class="changes" id="changes">(.*?)</ul>', rest, re.S).group(1)
+    assert changes.count("<li>") == 2 and "merge · s02 → s01" in changes
+    assert "split · s01 → s01" in changes and "the rest led by s01-a" in changes
