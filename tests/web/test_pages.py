@@ -63,6 +63,8 @@ def test_hostile_titles_bodies_and_urls_are_rendered_as_text(open_daemon):
     assert 'href="https://ok.example.com/evil-copy&#34; onmouseover=&#34;alert(4)"' in cluster  # quote escaped in the attribute
     _, _, article = b.get("/ui/articles/evil")
     assert "&lt;b&gt;坏来源&lt;/b&gt;" in article
+    # the comparison is of a cluster's canonical and one of its members, no other pair
+    assert b.get("/ui/clusters/s01/compare/s02")[0] == 404 and b.get("/ui/clusters/s01-a/compare/s01")[0] == 404
     _, _, listing = b.get("/ui/clusters?q=%3Cscript%3E")
     assert _cluster_ids(listing) == ["evil"]
     assert HOSTILE_TITLE not in listing

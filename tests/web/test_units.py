@@ -49,6 +49,24 @@ def test_side_by_side_marks_shared_and_differing_text():
     assert long.cut and long.left_chars == 6000
 
 
+def test_side_by_side_of_repetitive_text_is_bounded_and_falls_back_to_sentences(monkeypatch):
+    """difflib takes cubic time on repetitive text (a crawled page can be anything): past a bound
+    on its character comparisons, the texts are compared sentence by sentence."""
+    import difflib
+
+    calls = []
+    real = difflib.SequenceMatcher.find_longest_match
+    monkeypatch.setattr(difflib.SequenceMatcher, "find_longest_match", lambda self, *a: calls.append(1) or real(self, *a))
+    left, right = "啊" * 1500 + "。城市科技博览会今日开幕。", "啊哦" * 750 + "。城市科技博览会今日开幕。"
+    d = side_by_side(left, right)
+    assert d.by_sentence and len(calls) < 50  # character by character: ~1,500 calls, 12 s at 1,000 characters
+    assert (True, "城市科技博览会今日开幕。") in d.left and (True, "城市科技博览会今日开幕。") in d.right
+    assert "".join(t for _, t in d.left) == left and "".join(t for _, t in d.right) == right  # nothing lost
+    assert side_by_side("啊" * 6000, "啊哦" * 3000).by_sentence  # and at the length the view shows
+    # real text stays character by character
+    assert not side_by_side("本报讯 城市科技博览会今日开幕。" * 20, "新华社电 城市科技博览会今日开幕。" * 20).by_sentence
+
+
 def _row(aid: str, cid: str, source: str, day: int, reason: str | None = None, title: str = "标题") -> Row:
     return Row(aid, f"{title}{aid}", f"https://e.cn/{aid}", source, datetime(2024, 3, day, 9, tzinfo=timezone.utc),
                cid, aid == cid, reason)
