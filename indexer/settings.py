@@ -126,6 +126,7 @@ class DaemonSettings:
     max_body_bytes: int = _opt(20 * 1024 * 1024, lo=1024, doc="largest POST body; larger requests answer 413")
     max_items_per_request: int = _opt(10_000, lo=1, doc="most articles in one POST; more answers 413")
     auth_token: str = _opt("", doc="bearer token required by every route but /healthz, /readyz and /metrics; empty: no auth (set via NEWSDEDUP_DAEMON_AUTH_TOKEN)")
+    allowed_hosts: str = _opt("", doc="without an auth token, the host names (comma-separated) the daemon answers besides localhost and IP addresses; other Host headers get 421, a guard against DNS rebinding; * answers every name")
     max_connections: int = _opt(4096, lo=1, hi=100_000, doc="connections open at once (a socket each, no thread; the process needs file descriptors for them); more are answered 503 at once")
     handler_threads: int = _opt(16, lo=1, hi=1024, doc="threads that run route handlers touching the store or the queue (the HTTP event loop is one more)")
     read_timeout_seconds: float = _opt(10.0, lo=0.05, hi=3600.0, doc="longest wait for the next bytes from a client (also an idle keep-alive connection)")
@@ -296,6 +297,11 @@ def _cross_check(s: Settings) -> None:
     if s.simhash.max_distance_short > s.simhash.max_distance:
         raise ConfigError("simhash.max_distance_short", "must not exceed simhash.max_distance")
     parse_utc_offset(s.input.default_timezone)
+    token = s.daemon.auth_token
+    if token != token.strip() or any(not ch.isprintable() for ch in token):
+        # a client strips what it sends, and a header holds no line break: such a token would
+        # match nothing, or not what the person who set it typed
+        raise ConfigError("daemon.auth_token", "has spaces around it or characters that are not printable: remove them")
     if s.daemon.max_inflight_body_bytes < s.daemon.max_body_bytes:
         raise ConfigError("daemon.max_inflight_body_bytes", f"must be at least daemon.max_body_bytes ({s.daemon.max_body_bytes})")
     layers = [x.strip() for x in s.decision.layers.split(",") if x.strip()]

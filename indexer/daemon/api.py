@@ -17,6 +17,7 @@ never logged.
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import logging
 import re
@@ -31,6 +32,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
+from starlette.convertors import Convertor, register_url_convertor
 
 from ..article import article_from_record
 from ..compare.rules import refusal
@@ -375,10 +377,80 @@ async def read_announced_body(request: Request, ctx: ServiceContext) -> bytearra
 
 
 # ---- the app ---------------------------------------------------------------------------------------------
+class IdConvertor(Convertor):
+    """An article or cluster id in a route's path: one character or more, "/" included (a URL as
+    id is written %2F in links, which arrives decoded before routing)."""
+
+    regex = ".+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("id", IdConvertor())
+
+
+# What POST /v1/articles reads. A browser sends text/plain, a form type, or no type at all across
+# sites without asking first (a CORS "simple" request); a JSON type it does not, so another site
+# cannot post articles into a daemon without a token on this machine.
+ARTICLE_TYPES = frozenset({"application/json", "application/x-ndjson", "application/ndjson", "application/jsonl",
+                           "application/x-jsonlines", "application/jsonlines"})
+
+
+def host_name(header: str) -> str:
+    """The name or address of a Host header, without its port (an IPv6 address without brackets)."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1 : header.find("]")] if "]" in header else header
+    name, sep, port = header.rpartition(":")
+    return name if sep and port.isdigit() else header
+
+
+def answers_host(header: str, settings: DaemonSettings) -> bool:
+    """Whether a daemon without a token answers a request sent to ``header``. A page of another
+    site that re-points its own name at this machine (DNS rebinding) sends its name: only
+    localhost names, IP addresses (which no other site's page is served from) and the names in
+    ``daemon.allowed_hosts`` are answered."""
+    name = host_name(header).rstrip(".")
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    allowed = {h.strip().lower().rstrip(".") for h in settings.allowed_hosts.split(",") if h.strip()}
+    return "*" in allowed or name in allowed
+
+
+class HostCheck:
+    """421 for a request to a name this daemon does not answer (``answers_host``), when it has no
+    token; with a token set, the token guards every route that reads or changes data."""
+
+    def __init__(self, app, ctx: ServiceContext):
+        self.app, self.ctx = app, ctx
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http" and not self.ctx.d.auth_token:
+            host = next((v for k, v in scope["headers"] if k == b"host"), None)
+            if host is not None and not answers_host(host.decode("latin-1"), self.ctx.d):
+                name = host_name(host.decode("latin-1"))
+                refused = ApiError(421, f"this daemon has no auth token and does not answer the host name {name!r}: "
+                                        "add it to daemon.allowed_hosts, or set daemon.auth_token", close=True)
+                await error_response(refused)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def bearer_ok(request: Request, token: str) -> bool:
     header = request.headers.get("authorization", "")
     scheme, _, given = header.partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode())
+    # the header's bytes as sent (Starlette reads them as latin-1): a non-ASCII token matches when
+    # the client sends it in UTF-8, as curl does and as the login form's token is read
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode("latin-1"), token.encode())
 
 
 def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None] | None = None) -> FastAPI:
@@ -387,8 +459,8 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
     ``session_user``: who a request's browser session belongs to, if it has one (the web view
     passes it; API clients use the bearer token)."""
     app = FastAPI(title="newsdedup", version="1", docs_url=None, redoc_url=None,
-                  description="Ingest articles, read clusters, correct them. Every route but /healthz, /readyz and "
-                              "/metrics needs `Authorization: Bearer <token>` when the daemon has a token.")
+                  description="Ingest articles, read clusters, correct them. Every route but /healthz, /readyz, "
+                              "/metrics and /openapi.json needs `Authorization: Bearer <token>` when the daemon has a token.")
     app.state.ctx = ctx
 
     def who(request: Request) -> str:
@@ -427,6 +499,7 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
         return error_response(ApiError(405, f"{request.method} not allowed on {request.url.path}", close=request.method == "POST"))
 
     app.add_middleware(RequestAccounting, ctx=ctx)
+    app.add_middleware(HostCheck, ctx=ctx)  # outside the accounting: a refused name reaches no route
     app.openapi_schema = None
 
     open_routes = APIRouter()
@@ -456,12 +529,12 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
 
     if ctx.daemon is not None:
         @api.post("/v1/articles", name="articles_post", status_code=202, response_model=IngestReply,
-                  responses={400: ERR, 411: ERR, 413: ERR, 422: {"model": IngestReply}, 429: ERR, 503: ERR},
+                  responses={400: ERR, 411: ERR, 413: ERR, 415: ERR, 422: {"model": IngestReply}, 429: ERR, 503: ERR},
                   openapi_extra=ARTICLES_BODY)
         async def post_articles(request: Request) -> Response:
             return await _post_articles(request, ctx)
 
-    @api.get("/v1/articles/{article_id}", name="article", response_model=ArticleOut,
+    @api.get("/v1/articles/{article_id:id}", name="article", response_model=ArticleOut,
              responses={202: {"model": ArticleOut}, 404: ERR, 503: ERR})
     def get_article(article_id: str) -> Response:
         found = ctx.indexer().store.get_many([article_id]).get(article_id)
@@ -484,7 +557,7 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
     def merge(body: MergeRequest, request: Request) -> CorrectionReply:
         return apply_merge(ctx, body.into, body.from_, who(request))
 
-    @api.get("/v1/clusters/{cluster_id}", name="cluster", response_model=ClusterOut, responses={404: ERR, 503: ERR})
+    @api.get("/v1/clusters/{cluster_id:id}", name="cluster", response_model=ClusterOut, responses={404: ERR, 503: ERR})
     def get_cluster(cluster_id: str) -> JSONResponse:
         members = ctx.indexer().store.cluster_members(cluster_id)
         if not members:
@@ -493,7 +566,7 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
         return JSONResponse({"cluster_id": cluster_id, "size": len(members),
                              "members": [{**m.export_record(), "status": "indexed"} for m in members]})
 
-    @api.post("/v1/clusters/{cluster_id}/split", name="split", response_model=CorrectionReply,
+    @api.post("/v1/clusters/{cluster_id:id}/split", name="split", response_model=CorrectionReply,
               responses={400: ERR, 404: ERR, 409: ERR, 413: ERR, 503: ERR})
     def split(cluster_id: str, body: SplitRequest, request: Request) -> CorrectionReply:
         return apply_split(ctx, cluster_id, body.article_id, body.into, who(request))
@@ -542,6 +615,10 @@ async def _post_articles(request: Request, ctx: ServiceContext) -> Response:
     assert dm is not None
     if not dm.accepting:
         raise ApiError(503, "shutting down", ctx.retry_after(), close=True)
+    media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media not in ARTICLE_TYPES:
+        raise ApiError(415, f"Content-Type {media or '(none)'} is not read: send application/json or "
+                            "application/x-ndjson", close=True)
     body = await read_announced_body(request, ctx)
     if dm.worker.standby:
         raise ApiError(503, "standby: another daemon holds the writer lease", ctx.retry_after())

@@ -20,7 +20,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 
-from ..daemon.api import ApiError, ServiceContext, apply_merge, apply_split
+from ..daemon.api import ApiError, ServiceContext, announced_length, apply_merge, apply_split
 from ..errors import StoreError
 from ..store.base import StoredArticle, cluster_history
 from . import charts
@@ -127,7 +127,11 @@ class WebView:
         return None
 
     async def form(self, request: Request, need_csrf: bool = True) -> dict[str, str]:
-        body = (await request.body()).decode("utf-8", "replace")
+        length = announced_length(request.headers)
+        raw = await request.body()  # ends early when the client stalls past its deadline
+        if len(raw) != length:  # a cut form could name another article or cluster: apply none of it
+            raise ApiError(400, f"form incomplete: {len(raw)} of {length} bytes (Content-Length) arrived in time", close=True)
+        body = raw.decode("utf-8", "replace")
         fields = {k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items()}
         if need_csrf:
             session = self.session_of(request)
@@ -175,12 +179,13 @@ def add_pages(app: FastAPI, view: WebView) -> None:
         fields = await view.form(request, need_csrf=False)
         token = ctx.d.auth_token
         target = _local_path(fields.get("next", ""))
-        if token and (wait := view.throttle.wait_seconds()):
+        client = request.client.host if request.client else ""
+        if token and (wait := view.throttle.wait_seconds(client)):
             resp = view.page(request, "login.html", status=429, next=target, failed=False, wait=wait)
             resp.headers["Retry-After"] = str(wait)
             return resp
         if token and not hmac.compare_digest(fields.get("token", "").encode(), token.encode()):
-            view.throttle.failed()
+            view.throttle.failed(client)
             log.info("browser login refused (wrong token)")
             return view.page(request, "login.html", status=401, next=target, failed=True)
         session = view.sessions.create(person_name(fields.get("name", ""), "browser"))
@@ -221,13 +226,7 @@ def add_pages(app: FastAPI, view: WebView) -> None:
                          query="&".join(f"{k}={quote(v, safe='')}" for k, v in query.items()),
                          since=p.get("since", ""), until=p.get("until", ""))
 
-    @app.get("/ui/clusters/{cluster_id}", include_in_schema=False, name="ui_cluster")
-    @html_errors
-    async def cluster(request: Request, cluster_id: str) -> Response:
-        data = await run_in_threadpool(_cluster_view, ctx, cluster_id)
-        return view.page(request, "cluster.html", done=request.query_params.get("done", ""), **data)
-
-    @app.get("/ui/clusters/{cluster_id}/compare/{article_id}", include_in_schema=False, name="ui_compare")
+    @app.get("/ui/clusters/{cluster_id:id}/compare/{article_id:id}", include_in_schema=False, name="ui_compare")
     @html_errors
     async def compare(request: Request, cluster_id: str, article_id: str) -> Response:
         def load():
@@ -243,7 +242,15 @@ def add_pages(app: FastAPI, view: WebView) -> None:
         return view.page(request, "compare.html", canonical=canonical, member=member, titles=titles, bodies=bodies,
                          cluster_id=cluster_id)
 
-    @app.get("/ui/articles/{article_id}", include_in_schema=False, name="ui_article")
+    # Ids may hold "/" (a URL used as an id): links encode it as %2F, which arrives decoded, so the
+    # id parameters take the rest of the path; this page after the ones its path could also end in.
+    @app.get("/ui/clusters/{cluster_id:id}", include_in_schema=False, name="ui_cluster")
+    @html_errors
+    async def cluster(request: Request, cluster_id: str) -> Response:
+        data = await run_in_threadpool(_cluster_view, ctx, cluster_id)
+        return view.page(request, "cluster.html", done=request.query_params.get("done", ""), **data)
+
+    @app.get("/ui/articles/{article_id:id}", include_in_schema=False, name="ui_article")
     @html_errors
     async def article(request: Request, article_id: str) -> Response:
         def load():
@@ -272,7 +279,7 @@ def add_pages(app: FastAPI, view: WebView) -> None:
         return view.page(request, "overview.html", **(await run_in_threadpool(load)))
 
     # ---- corrections --------------------------------------------------------------------------------------
-    @app.post("/ui/clusters/{cluster_id}/split", include_in_schema=False, name="ui_split")
+    @app.post("/ui/clusters/{cluster_id:id}/split", include_in_schema=False, name="ui_split")
     @html_errors
     async def split(request: Request, cluster_id: str) -> Response:
         fields = await view.form(request)
@@ -288,7 +295,7 @@ def add_pages(app: FastAPI, view: WebView) -> None:
             back = reply.cluster_id
         return RedirectResponse(f"/ui/clusters/{quote(back, safe='')}?done=split", status_code=303)
 
-    @app.post("/ui/clusters/{cluster_id}/merge", include_in_schema=False, name="ui_merge")
+    @app.post("/ui/clusters/{cluster_id:id}/merge", include_in_schema=False, name="ui_merge")
     @html_errors
     async def merge(request: Request, cluster_id: str) -> Response:
         fields = await view.form(request)

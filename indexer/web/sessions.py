@@ -9,6 +9,7 @@ from __future__ import annotations
 import hmac
 import secrets
 import threading
+from collections import OrderedDict
 import time
 from dataclasses import dataclass
 
@@ -58,23 +59,32 @@ class Sessions:
 
 
 class LoginThrottle:
-    """Wrong tokens allowed per window, for the whole process: beyond it logins are refused until
-    the window has passed, so guessing the token from a browser form is slow."""
+    """Wrong tokens allowed per window and client address: beyond it that address's logins are
+    refused until the window has passed, so guessing the token from a browser form is slow, and
+    one client's wrong tries never lock out another (behind a proxy every client has the proxy's
+    address). At most ``max_clients`` addresses are remembered, those with the newest failures."""
 
-    def __init__(self, attempts: int = 10, window_seconds: float = 60.0):
-        self._attempts, self._window = attempts, window_seconds
-        self._failures: list[float] = []
+    def __init__(self, attempts: int = 10, window_seconds: float = 60.0, max_clients: int = 10_000):
+        self._attempts, self._window, self._max_clients = attempts, window_seconds, max_clients
+        self._failures: OrderedDict[str, list[float]] = OrderedDict()  # least recently failed first
         self._lock = threading.Lock()
 
-    def wait_seconds(self) -> int:
-        """0 when a login may be tried now, else how long to wait."""
+    def wait_seconds(self, client: str) -> int:
+        """0 when ``client`` may try a login now, else how long it must wait."""
         now = time.monotonic()
         with self._lock:
-            self._failures = [t for t in self._failures if now - t < self._window]
-            if len(self._failures) < self._attempts:
+            recent = [t for t in self._failures.get(client, ()) if now - t < self._window]
+            if not recent:
+                self._failures.pop(client, None)
                 return 0
-            return max(1, int(self._window - (now - self._failures[0])) + 1)
+            self._failures[client] = recent
+            if len(recent) < self._attempts:
+                return 0
+            return max(1, int(self._window - (now - recent[0])) + 1)
 
-    def failed(self) -> None:
+    def failed(self, client: str) -> None:
         with self._lock:
-            self._failures.append(time.monotonic())
+            self._failures.setdefault(client, []).append(time.monotonic())
+            self._failures.move_to_end(client)
+            while len(self._failures) > self._max_clients:
+                self._failures.popitem(last=False)

@@ -97,7 +97,10 @@ class DaemonProc:
             body = json.dumps(body, ensure_ascii=False)
         if isinstance(body, str):
             body = body.encode("utf-8")
-        req = urllib.request.Request(self.url + path, data=body, method=method, headers=headers or {})
+        headers = dict(headers or {})
+        if body is not None and not any(k.lower() == "content-type" for k in headers):
+            headers["Content-Type"] = "application/json"  # the daemon reads JSON and NDJSON bodies only
+        req = urllib.request.Request(self.url + path, data=body, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=timeout) as resp:
                 return Response(resp.status, resp.headers, resp.read())

@@ -61,6 +61,45 @@ def test_post_formats_reads_and_metrics(daemons):
     assert sorted(a.id for a in read_store(d.store)) == [f"art-{i:04d}" for i in range(1, 6)]
 
 
+def test_without_a_token_other_sites_cannot_reach_the_daemon(daemons):
+    """A daemon without a token on this machine is reachable from any page the browser opens: a
+    page of another site can post a "simple" request (text/plain, a form, no type: no CORS
+    preflight), and one whose name was re-pointed at this machine (DNS rebinding) is same-origin.
+    So articles are read only from JSON types, and only localhost names, IP addresses and
+    daemon.allowed_hosts are answered."""
+    d = daemons(sets={"daemon.allowed_hosts": "news.internal, Pipeline.Example."}).start()
+    for media in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"):
+        refused = d.post(article(1), {"Content-Type": media})
+        assert refused.status == 415 and "application/json" in refused.json()["error"], media
+    with socket.create_connection(("127.0.0.1", d.port)) as s:  # no type at all
+        body = json.dumps(article(1)).encode()
+        s.sendall(b"POST /v1/articles HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+        assert b" 415 " in s.recv(1000)
+    assert d.post(article(2), {"Content-Type": "application/x-ndjson; charset=utf-8"}).status == 202
+    assert d.metric("newsdedup_daemon_articles_accepted_total{origin=http}") == 1
+    for host in ("rebind.evil.example", f"rebind.evil.example:{d.port}", "news.internal.evil.example"):
+        answer = d.request("GET", "/v1/clusters", headers={"Host": host})
+        assert answer.status == 421 and "daemon.allowed_hosts" in answer.json()["error"], host
+        assert d.request("GET", "/ui/clusters", headers={"Host": host}).status == 421
+    for host in (f"localhost:{d.port}", f"127.0.0.1:{d.port}", f"[::1]:{d.port}", "10.1.2.3", "news.internal:80",
+                 "pipeline.example", "NEWS.INTERNAL."):
+        assert d.request("GET", "/v1/clusters", headers={"Host": host}).status == 200, host
+    assert d.stop() == 0
+
+
+def test_host_names_a_daemon_without_a_token_answers():
+    from indexer.daemon.api import answers_host, host_name
+    from indexer.settings import DaemonSettings
+
+    assert [host_name(h) for h in ("a.example:8080", "[::1]:80", "[fe80::1]", "LOCALHOST", "a.example:x")] == [
+        "a.example", "::1", "fe80::1", "localhost", "a.example:x"]
+    plain, listed = DaemonSettings(), DaemonSettings(allowed_hosts="news.internal")
+    assert answers_host("localhost:1", plain) and answers_host("app.localhost", plain) and answers_host("192.168.1.9:80", plain)
+    assert not answers_host("news.internal", plain) and answers_host("news.internal:9", listed)
+    assert not answers_host("localhost.evil.example", plain) and not answers_host("127.0.0.1.nip.io", plain)
+    assert answers_host("anything.example", DaemonSettings(allowed_hosts="*"))
+
+
 def test_malformed_oversized_unauthorised_and_full(daemons, tmp_path):
     token = "s3cret-token-value"
     fault = tmp_path / "outage"
@@ -71,6 +110,8 @@ def test_malformed_oversized_unauthorised_and_full(daemons, tmp_path):
     assert d.post(article(1)).status == 401
     assert d.post(article(1), {"Authorization": "Bearer wrong"}).status == 401
     assert d.post(article(1), {"Authorization": token}).status == 401
+    # with a token, the token guards: any host name is answered (and asked for it)
+    assert d.request("GET", "/v1/clusters", headers={"Host": "rebind.evil.example"}).status == 401
     assert d.post("{not json", auth).status == 400
     assert d.post("", auth).status == 400
     assert d.post("42", auth).status == 400
@@ -89,7 +130,7 @@ def test_malformed_oversized_unauthorised_and_full(daemons, tmp_path):
     assert ready.status == 503 and any("store unavailable" in r for r in ready.json()["reasons"])
     # a raw request without Content-Length, then a stalled client: the daemon stays up
     with socket.create_connection(("127.0.0.1", d.port)) as s:
-        s.sendall(b"POST /v1/articles HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token.encode() + b"\r\n\r\n")
+        s.sendall(b"POST /v1/articles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer " + token.encode() + b"\r\n\r\n")
         assert b" 411 " in s.recv(1000)
     assert d.get("/healthz").status == 200
     m = d.metrics()
@@ -102,3 +143,18 @@ def test_malformed_oversized_unauthorised_and_full(daemons, tmp_path):
     assert d.stop() == 0
     assert token not in d.log_text()
     assert sorted(a.id for a in read_store(d.store)) == ["art-0001", "art-0002", "art-0003"]
+
+
+def test_a_non_ascii_token_matches_as_clients_send_it():
+    """curl and browsers send a header's non-ASCII characters as UTF-8; the login form reads the
+    token as UTF-8 too, so the API must match the same bytes."""
+    from starlette.requests import Request
+
+    from indexer.daemon.api import bearer_ok
+
+    def asking(raw: bytes) -> Request:
+        return Request({"type": "http", "method": "GET", "path": "/", "headers": [(b"authorization", raw)]})
+
+    assert bearer_ok(asking("Bearer tökén-42".encode()), "tökén-42")
+    assert not bearer_ok(asking("Bearer tökén-42".encode("latin-1")), "tökén-42")
+    assert bearer_ok(asking(b"bearer  plain-token "), "plain-token") and not bearer_ok(asking(b"Bearer plain"), "plain-token")

@@ -78,7 +78,7 @@ def test_stalled_and_dripping_connections_are_bounded_and_cut(daemons):
     stalled = []
     for i in range(300):  # 200 stall in their headers or body; the next 100 find the cap reached
         s = socket.create_connection(("127.0.0.1", d.port))
-        head = b"POST /v1/articles HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" if i % 2 else b"GET /v1/clu"
+        head = b"POST /v1/articles HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n" if i % 2 else b"GET /v1/clu"
         s.sendall(head)
         stalled.append(s)
         if i == 199:
@@ -102,7 +102,7 @@ def test_stalled_and_dripping_connections_are_bounded_and_cut(daemons):
     drip.settimeout(1)
     began = time.monotonic()
     cut = False
-    for byte in b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"y" * 30:
+    for byte in b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"y" * 30:
         try:
             drip.sendall(bytes([byte]))
             while drip.recv(1000):  # (a request line and headers cut short may still be answered)
@@ -122,7 +122,7 @@ def test_stalled_and_dripping_connections_are_bounded_and_cut(daemons):
 
 def _raw_post(port: int, body: bytes, declared: int | None = None) -> socket.socket:
     s = socket.create_connection(("127.0.0.1", port))
-    s.sendall(b"POST /v1/articles HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    s.sendall(b"POST /v1/articles HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
               b"Content-Length: %d\r\n\r\n" % (len(body) if declared is None else declared))
     return s
 
@@ -198,8 +198,8 @@ def test_two_thousand_stalled_connections_leave_healthz_answering(daemons):
     try:
         for i in range(2000):
             s = socket.create_connection(("127.0.0.1", d.port))
-            s.sendall(b"POST /v1/articles HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n" if i % 2
-                      else b"GET /v1/clusters HTTP/1.1\r\nHost: x\r\nX-Stall: ")
+            s.sendall(b"POST /v1/articles HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n" if i % 2
+                      else b"GET /v1/clusters HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Stall: ")
             stalled.append(s)
         d.wait_for(lambda: _sockets(d.proc.pid) >= sockets_before + 2000 - PROBE_SLACK, 30, "2,000 connections accepted")
         for _ in range(3):

@@ -170,9 +170,11 @@ def test_daemon_settings_validate_like_the_rest():
                       overrides={"daemon.batch_wait_seconds": "0.2"}).daemon
     assert (d.port, d.batch_wait_seconds, d.lease) == (9000, 0.2, "none")
     assert DaemonSettings().host == "127.0.0.1" and DaemonSettings().auth_token == ""
-    for key, bad in (("port", "70000"), ("lease", "zookeeper"), ("nope", 1), ("queue_max", "many")):
+    for key, bad in (("port", "70000"), ("lease", "zookeeper"), ("nope", 1), ("queue_max", "many"),
+                     ("auth_token", "abc "), ("auth_token", " abc"), ("auth_token", "ab\ncd")):
         with pytest.raises(ConfigError, match=f"daemon.{key}"):
             load_settings(overrides={f"daemon.{key}": bad}, environ={})
+    assert load_settings(overrides={"daemon.auth_token": "tökén-42"}, environ={}).daemon.auth_token == "tökén-42"
     b = Backoff(0.5, 2, random.Random(7))  # the store retries: doubling to the cap, jittered below each step
     steps = [b.step() for _ in range(4)]
     assert all(plan / 2 <= got <= plan for got, plan in zip(steps, [0.5, 1, 2, 2])) and len(set(steps)) == 4

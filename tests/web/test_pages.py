@@ -147,3 +147,56 @@ def test_splitting_the_canonical_out_shows_the_rest_under_its_new_lead_with_its_
     changes = re.search(r'<ul class="changes" id="changes">(.*?)</ul>', rest, re.S).group(1)
     assert changes.count("<li>") == 2 and "merge · s02 → s01" in changes
     assert "split · s01 → s01" in changes and "the rest led by s01-a" in changes
+
+
+def test_a_correction_form_cut_short_applies_nothing(tmp_path):
+    """A client that stalls mid-body is cut off after daemon.read_timeout_seconds; the part that
+    arrived (here, the form without its ``into``) must not be applied as if it were the form."""
+    import socket
+
+    from tests.daemon.conftest import DaemonProc
+
+    from .conftest import ingest
+
+    d = DaemonProc(tmp_path, sets={"daemon.read_timeout_seconds": "1"}).start()
+    try:
+        ingest(d)
+        b = Browserless(d.url)
+        _, _, page = b.get("/ui/clusters/s01")
+        cookie = "; ".join(f"{c.name}={c.value}" for c in b.jar)
+        full = f"csrf={_csrf(page)}&article_id=s01-a&into=s02".encode()
+        head = (f"POST /ui/clusters/s01/split HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {cookie}\r\n"
+                f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(full)}\r\n\r\n").encode()
+        with socket.create_connection(("127.0.0.1", d.port), timeout=30) as s:
+            s.sendall(head + full[: full.index(b"&into")])
+            answer = b""
+            while chunk := s.recv(65536):  # the daemon closes the connection after its answer
+                answer += chunk
+        assert b" 400 " in answer.split(b"\r\n")[0] and b"incomplete" in answer
+        assert {a.id: a.cluster_id for a in read_store(d.store)}["s01-a"] == "s01"  # not moved anywhere
+    finally:
+        d.stop()
+
+
+def test_ids_with_a_slash_are_shown_and_corrected(open_daemon):
+    """A URL is a natural article id: its "/" reaches the server as %2F, decoded before routing."""
+    import json
+    from urllib.parse import quote
+
+    d = open_daemon
+    story = {"title": "斜杠编号的新闻标题在这里", "content": "这是一篇编号里带斜杠的新闻正文，内容足够长，可以被索引。" * 3,
+             "publish_time": "2024-03-12T08:00:00+08:00"}
+    assert d.post([{**story, "id": "https://a.example/news/1"}, {**story, "id": "https://b.example/news/1"}]).status == 202
+    d.wait_drained()
+    one, two = (quote(x, safe="") for x in ("https://a.example/news/1", "https://b.example/news/1"))
+    assert json.loads(d.get(f"/v1/articles/{two}").body)["cluster_id"] == "https://a.example/news/1"
+    assert json.loads(d.get(f"/v1/clusters/{one}").body)["size"] == 2
+    b = Browserless(d.url)
+    for path in (f"/ui/clusters/{one}", f"/ui/articles/{two}", f"/ui/clusters/{one}/compare/{two}"):
+        status, _, html = b.get(path)
+        assert status == 200 and "https://b.example/news/1" in html, path
+    _, _, page = b.get(f"/ui/clusters/{one}")
+    status, headers, _ = b.post(f"/ui/clusters/{one}/split", {"article_id": "https://b.example/news/1", "csrf": _csrf(page)})
+    assert status == 303 and headers["Location"] == f"/ui/clusters/{one}?done=split"
+    assert {a.id: a.cluster_id for a in read_store(d.store)}["https://b.example/news/1"] == "https://b.example/news/1"
+    assert b.get("/ui/clusters/nope/compare/x")[0] == 404 and b.get("/ui/overview")[0] == 200

@@ -117,3 +117,24 @@ def test_links_only_for_web_urls_and_sessions():
     assert person_name(" \n", "browser") == "browser"
     # the indexer's own name marks entries that are no corrections: a person never gets it
     assert person_name("indexer", "api") == "indexer (person)" and person_name("Indexer", "api") != "indexer"
+
+
+def test_login_throttle_counts_wrong_tokens_per_client_address(monkeypatch):
+    """One client's wrong tries slow that client only: someone sending a wrong token whenever a
+    try frees up must not keep the person with the right one out."""
+    from indexer.web import sessions
+
+    clock = [1000.0]
+    monkeypatch.setattr(sessions.time, "monotonic", lambda: clock[0])
+    throttle = sessions.LoginThrottle(attempts=3, window_seconds=60, max_clients=2)
+    for _ in range(3):
+        assert throttle.wait_seconds("10.0.0.66") == 0
+        throttle.failed("10.0.0.66")
+    assert throttle.wait_seconds("10.0.0.66") == 61 and throttle.wait_seconds("10.0.0.7") == 0
+    clock[0] += 30
+    assert throttle.wait_seconds("10.0.0.66") == 31
+    clock[0] += 31
+    assert throttle.wait_seconds("10.0.0.66") == 0  # the window passed
+    for client in ("a", "b", "c"):  # memory is bounded: the least recently failed address goes first
+        throttle.failed(client)
+    assert throttle.wait_seconds("a") == 0 and len(throttle._failures) == 2
