@@ -31,9 +31,10 @@ from indexer.urls import canonical_url
 
 from .errors import FetchError, SourceConfigError, URLRejected
 from .extract import extract_article, extract_links, extract_next_page, element_text, parse_html
-from .feeds import FeedEntry, parse_feed, parse_sitemap
+from .encoding import decode_body
+from .feeds import FeedEntry, gunzipped, parse_feed, parse_sitemap
 from .fetch import Fetcher, FetchResult
-from .hosts import parse_target
+from .hosts import check_target
 from .pipelines import CrawledArticle
 from .sources import SourceConfig
 from .state import CrawlState
@@ -130,8 +131,10 @@ class BaseNewsCrawler:
     def parse_article(self, page: Page, hint: FeedEntry | None = None) -> CrawledArticle | None:
         s = self.source
         found = extract_article(page.text, page.final_url, title_selector=s.title_selector, body_selector=s.body_selector, time_selector=s.time_selector, remove_selectors=s.remove_selectors)
-        # A feed's or sitemap's machine-readable date beats the page's "3小时前".
-        published = (hint.published if hint is not None else None) or find_time(found.time_text, now=self.now)
+        # A feed's or sitemap's machine-readable date beats the page's "3小时前"; a sitemap's
+        # <lastmod> (when the page last changed) serves only a page without a time of its own.
+        published = (hint.published if hint is not None else None) or find_time(found.time_text, now=self.now) \
+            or (hint.modified if hint is not None else None)
         title = found.title or (hint.title if hint else "")
         self.inc(f"extract/{found.method}")
         return CrawledArticle(url=page.url, title=title, content=found.content, source=s.name, publish_time=published)
@@ -183,7 +186,7 @@ class BaseNewsCrawler:
             page = self._fetch_listing(url)
             if page is None:
                 continue
-            entries = parse_feed(page.result.body, page.final_url)
+            entries = parse_feed(page.text, page.final_url)
             self.inc("feeds/entries", len(entries))
             if not entries:
                 self.inc("feeds/empty")
@@ -202,17 +205,28 @@ class BaseNewsCrawler:
             page = self._fetch_listing(url)
             if page is None:
                 continue
-            sitemap = parse_sitemap(page.result.body, page.final_url)
+            unpacked = gunzipped(page.result.body, self.fetcher.policy.max_bytes)
+            text = page.text if unpacked is None else decode_body(unpacked, None, self.source.encoding or None).text
+            sitemap = parse_sitemap(text, page.final_url)
             queue.extend(sitemap.children)
             self.inc("sitemaps/entries", len(sitemap.entries))
             complete = yield from self._crawl_links([(e.url, e) for e in sitemap.entries])
-            yield Checkpoint(url, page.result.etag, page.result.last_modified, complete)
+            # An index keeps no validators: its children change under the same names (a daily news
+            # sitemap) while it does not, and a 304 for it would hide them.
+            yield Checkpoint(url, page.result.etag, page.result.last_modified, complete and not sitemap.children)
 
     def _articles_from_entries(self, entries: list[FeedEntry]) -> Iterator[CrawlItem]:
+        """A feed's entries as articles, unfetched: held to the rules a followed link is (the
+        source's hosts, so a feed cannot file articles under another site's URLs), each once."""
         for entry in entries:
             if not self._budget_left():
                 break
+            if not self._crawlable(entry.url):
+                continue
             url = canonical_url(entry.url)
+            if url in self._visited:  # listed twice (say, with and without a tracking parameter)
+                continue
+            self._visited.add(url)
             if self.state.is_seen(url):
                 self.inc("articles/skipped_seen")
                 continue
@@ -224,9 +238,10 @@ class BaseNewsCrawler:
 
     def _crawlable(self, link: str) -> bool:
         """Refuse (and count) a link as written, before canonicalisation would drop its userinfo
-        and hide that the site sent us a ``user:pass@`` URL."""
+        and hide that the site sent us a ``user:pass@`` URL, and a link to a host the source does
+        not admit."""
         try:
-            parse_target(link)
+            check_target(link, self.source.hosts)
         except URLRejected as exc:
             self.inc(f"fetch/rejected/{exc.cause}")
             log.info("[%s] not fetching %s: %s", self.source.name, link, exc)

@@ -86,7 +86,7 @@ def decode_body(body: bytes, content_type: str | None = None, override: str | No
     declared_header = charset_from_content_type(content_type)
     declared_markup = charset_from_markup(body)
     declared = override or declared_header or declared_markup
-    non_ascii = any(b > 0x7F for b in body[:65536])
+    non_ascii = not body.isascii()  # the whole body: a page can open with 64 KiB of ASCII script
     candidates: list[str] = []
     # Non-ASCII bytes that form valid UTF-8 are UTF-8: GBK/Big5 text of any length practically
     # never is, while GB18030 *can* strictly decode UTF-8 bytes into nonsense.

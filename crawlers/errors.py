@@ -47,6 +47,13 @@ class ConnectionFailed(FetchError):
     cause = "connection"
 
 
+class HostNotFound(FetchError):
+    """The host's name does not exist (DNS: no such name): not retried, unlike a connection that
+    failed or a resolver that could not answer this time."""
+
+    cause = "no_such_host"
+
+
 class HTTPStatusError(FetchError):
     """``cause`` is ``http_<status>`` so the stats tell 404s from 503s."""
 

@@ -45,9 +45,19 @@ def title_text(title: str) -> str:
     return element_text(parse_html(title)).replace("\n", " ")
 
 
+def document_base(soup: BeautifulSoup, page_url: str) -> str:
+    """What the page's relative links resolve against: its first ``<base href>``, itself resolved
+    against the page's URL (HTML's rule), else the page's URL."""
+    base = soup.find("base", href=True)
+    href = (base.get("href") or "").strip() if base is not None else ""
+    resolved = urljoin(page_url, href) if href else page_url
+    return resolved if urlsplit(resolved).scheme in ("http", "https") else page_url
+
+
 def extract_links(soup: BeautifulSoup, base_url: str, selector: str = "", pattern: str = "") -> list[str]:
     """Absolute http(s) links matched by ``selector`` (default: every ``a[href]``) whose URL
     matches ``pattern`` (a regex searched in the absolute URL), deduplicated in page order."""
+    base_url = document_base(soup, base_url)
     anchors = soup.select(selector) if selector else soup.select("a[href]")
     regex = re.compile(pattern) if pattern else None
     out: dict[str, None] = {}
@@ -75,7 +85,7 @@ def extract_next_page(soup: BeautifulSoup, base_url: str, selector: str) -> str 
     if el.name != "a":
         el = el.find("a", href=True) or el
     href = (el.get("href") or "").strip()
-    return urljoin(base_url, href) if href and not href.startswith(("javascript:", "#")) else None
+    return urljoin(document_base(soup, base_url), href) if href and not href.startswith(("javascript:", "#")) else None
 
 
 def _select_text(soup: BeautifulSoup, selector: str) -> str:

@@ -8,6 +8,7 @@ resolution and network access off, so a hostile feed cannot read local files (XX
 from __future__ import annotations
 
 import logging
+import zlib
 from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import urljoin
@@ -25,6 +26,9 @@ class FeedEntry:
     title: str = ""
     published: datetime | None = None
     content: str = ""  # text or HTML as the feed gives it (description / content:encoded / summary)
+    # a sitemap's <lastmod>: when the page last changed (often when the sitemap was made), so only
+    # a fallback for a page that gives no publish time of its own
+    modified: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -33,8 +37,25 @@ class Sitemap:
     children: tuple[str, ...]  # nested sitemaps (<sitemapindex>)
 
 
-def _parse_xml(body: bytes) -> etree._Element | None:
-    parser = etree.XMLParser(recover=True, resolve_entities=False, no_network=True, huge_tree=False)
+def gunzipped(body: bytes, limit: int) -> bytes | None:
+    """A gzip file's content (a ``.xml.gz`` sitemap served as a file, without Content-Encoding),
+    cut at ``limit`` bytes; None when ``body`` is no gzip file."""
+    if body[:2] != b"\x1f\x8b":
+        return None
+    try:
+        return zlib.decompressobj(wbits=31).decompress(body, limit)
+    except zlib.error:
+        return None
+
+
+def _parse_xml(body: bytes | str) -> etree._Element | None:
+    """Text is parsed as given: the fetcher decoded it as it decodes pages (the HTTP charset, the
+    source's override, GB2312 and Big5 read as their supersets), which lxml would not do from the
+    declaration alone (a GBK-only character under encoding="gb2312" ends the document there)."""
+    encoding = None
+    if isinstance(body, str):
+        body, encoding = body.lstrip("\ufeff").encode("utf-8"), "utf-8"
+    parser = etree.XMLParser(recover=True, resolve_entities=False, no_network=True, huge_tree=False, encoding=encoding)
     try:
         root = etree.fromstring(body.strip(), parser)
     except etree.XMLSyntaxError:
@@ -59,7 +80,7 @@ def _text(el: etree._Element, *names: str) -> str:
     return ""
 
 
-def parse_feed(body: bytes, base_url: str = "") -> list[FeedEntry]:
+def parse_feed(body: bytes | str, base_url: str = "") -> list[FeedEntry]:
     """Entries of an RSS or Atom feed, in document order; [] when the body is not a feed."""
     root = _parse_xml(body)
     if root is None:
@@ -109,7 +130,7 @@ def _atom_entry(entry: etree._Element, base_url: str) -> FeedEntry | None:
     )
 
 
-def parse_sitemap(body: bytes, base_url: str = "") -> Sitemap:
+def parse_sitemap(body: bytes | str, base_url: str = "") -> Sitemap:
     """``<urlset>`` entries (with Google News ``news:title``/``news:publication_date`` when present)
     or ``<sitemapindex>`` children."""
     root = _parse_xml(body)
@@ -128,6 +149,7 @@ def parse_sitemap(body: bytes, base_url: str = "") -> Sitemap:
             continue
         news = _children(url, "news")
         title = _text(news[0], "title") if news else ""
-        when = (_text(news[0], "publication_date") if news else "") or _text(url, "lastmod")
-        entries.append(FeedEntry(url=urljoin(base_url, loc), title=title, published=find_time(when)))
+        published = find_time(_text(news[0], "publication_date")) if news else None
+        entries.append(FeedEntry(url=urljoin(base_url, loc), title=title, published=published,
+                                 modified=find_time(_text(url, "lastmod"))))
     return Sitemap(tuple(entries), ())

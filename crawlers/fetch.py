@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import random
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from typing import Callable, Collection, Mapping
 from urllib.parse import urljoin
 
 import requests
-from urllib3.exceptions import ReadTimeoutError
+from urllib3.exceptions import NameResolutionError, ReadTimeoutError
 
 from indexer.retry import backoff_delay as jittered_delay
 
@@ -30,6 +31,7 @@ from .errors import (
     ConnectionFailed,
     FetchError,
     FetchTimeout,
+    HostNotFound,
     HTTPStatusError,
     ResponseTooLarge,
     RobotsDisallowed,
@@ -170,6 +172,25 @@ class BackoffBudget:
             return True
 
 
+def _no_such_name(exc: requests.ConnectionError) -> bool:
+    """Whether DNS answered that the host's name does not exist (EAI_NONAME); a resolver that
+    failed this time (EAI_AGAIN) is a connection failure, retried."""
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    if not isinstance(reason, NameResolutionError):
+        return False
+    cause = reason.__cause__ or reason.__context__
+    return isinstance(cause, socket.gaierror) and cause.errno == socket.EAI_NONAME
+
+
+def _location(value: str) -> str:
+    """A Location header as the server meant it: http.client reads header bytes as Latin-1, and a
+    server that writes a raw UTF-8 path (/新闻/1.html) means UTF-8 (as requests reads it too)."""
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except UnicodeError:
+        return value
+
+
 class Fetcher:
     """Fetch pages under a ``FetchPolicy``. ``sleep`` and ``clock`` are injectable for tests.
     ``session`` may be shared between fetchers (connection pooling); the User-Agent is sent per
@@ -258,7 +279,7 @@ class Fetcher:
                 location = result.headers.get("Location")
                 if not location:
                     raise HTTPStatusError(current, "redirect without Location", status=result.status)
-                next_url = urljoin(current, location)
+                next_url = urljoin(current, _location(location))
                 if next_url in visited:
                     raise TooManyRedirects(url, f"redirect loop via {next_url}", status=result.status)
                 if len(hops) >= self.policy.max_redirects:
@@ -307,9 +328,11 @@ class Fetcher:
                 self._sleep(delay)
         raise AssertionError("unreachable")
 
-    def _get_once(self, url: str, headers: Mapping[str, str], max_bytes: int | None = None) -> FetchResult:
-        """One GET, body read with the size cap, the whole response under the wall-time cap
-        (``crawlers.deadline``: headers and body, whatever the framing)."""
+    def _get_once(self, url: str, headers: Mapping[str, str], max_bytes: int | None = None, *,
+                  cut: bool = False) -> FetchResult:
+        """One GET, body read with the size cap (``cut``: the body's first bytes up to it, instead
+        of ResponseTooLarge), the whole response under the wall-time cap (``crawlers.deadline``:
+        headers and body, whatever the framing)."""
         limit = self.policy.max_bytes if max_bytes is None else max_bytes
         total = self.policy.max_total_time
         too_slow = f"response not complete within {total}s"
@@ -322,6 +345,8 @@ class Fetcher:
                 if deadline.fired:
                     raise FetchTimeout(url, too_slow) from exc
                 if isinstance(exc, requests.ConnectionError):
+                    if _no_such_name(exc):
+                        raise HostNotFound(url, str(exc)) from exc
                     raise ConnectionFailed(url, str(exc)) from exc
                 raise FetchError(url, str(exc)) from exc
             with response:
@@ -330,7 +355,7 @@ class Fetcher:
                 if status in REDIRECT_STATUSES or status in RETRY_STATUSES or status == 304 or status >= 400:
                     return FetchResult(url, url, status, resp_headers)
                 declared = response.headers.get("Content-Length", "")
-                if declared.isdigit() and int(declared) > limit:
+                if declared.isdigit() and int(declared) > limit and not cut:
                     raise ResponseTooLarge(url, f"Content-Length {declared} > {limit} bytes", status=status)
                 chunks: list[bytes] = []
                 size = 0
@@ -338,7 +363,10 @@ class Fetcher:
                     for chunk in response.iter_content(chunk_size=65536):
                         size += len(chunk)
                         if size > limit:
-                            raise ResponseTooLarge(url, f"body over {limit} bytes", status=status)
+                            if not cut:
+                                raise ResponseTooLarge(url, f"body over {limit} bytes", status=status)
+                            chunks.append(chunk[: len(chunk) - (size - limit)])
+                            break
                         chunks.append(chunk)
                 except requests.RequestException as exc:
                     if deadline.fired:
@@ -363,13 +391,17 @@ class Fetcher:
             for _ in range(self.policy.max_redirects + 1):
                 target = check_target(current, allowed_hosts)
                 self.limiter.wait(pacing_key(target), self.policy.delay)
-                result = self._get_once(current, {"User-Agent": self.policy.user_agent}, ROBOTS_MAX_BYTES)
+                result = self._get_once(current, {"User-Agent": self.policy.user_agent}, ROBOTS_MAX_BYTES, cut=True)
                 if result.status in REDIRECT_STATUSES and result.headers.get("Location"):
-                    current = urljoin(current, result.headers["Location"])
+                    current = urljoin(current, _location(result.headers["Location"]))
                     continue
-                return result.status, result.body.decode("utf-8", "replace") if result.status < 300 else ""
-        except ResponseTooLarge:
-            return 200, ""  # an absurd robots.txt: RFC 9309 lets us parse a prefix; be lenient
+                if result.status >= 300:
+                    return result.status, ""
+                # utf-8-sig: a byte-order mark (files saved by Windows tools) would hide the first
+                # line's User-agent. Past the cap, the rules in the first ROBOTS_MAX_BYTES are
+                # kept, less a line cut in two (RFC 9309, 2.5: parse at least 500 KiB).
+                text = result.body.decode("utf-8-sig", "replace")
+                return result.status, text[: text.rfind("\n") + 1] if len(result.body) >= ROBOTS_MAX_BYTES else text
         except URLRejected as exc:
             count(f"fetch/rejected/{exc.cause}")
             log.warning("robots.txt %s redirects where the crawl may not go, treating its rules as unknown: %s", robots_url, exc)

@@ -129,8 +129,10 @@ def _decision_value(decision: Any) -> str:
 
 class HttpPushSink:
     """POSTs a batch as NDJSON to the ingest daemon (``http://host:port/v1/articles``), expecting
-    202 and a JSON body. Connection errors, 5xx and 429 are retried with backoff (honouring
-    Retry-After); anything else is a SinkError, since a 4xx will not get better by retrying."""
+    202 and a JSON body. A 422 whose body names each article's refusal (the daemon refused every
+    one of a batch on its own) is those refusals, as a 202's results are. Connection errors, 5xx
+    and 429 are retried with backoff (honouring Retry-After); anything else is a SinkError, since a
+    4xx will not get better by retrying."""
 
     def __init__(
         self,
@@ -166,6 +168,8 @@ class HttpPushSink:
             else:
                 if resp.status_code in (200, 201, 202):
                     return _deliveries_from_response(records, resp)
+                if resp.status_code == 422 and (refused := _per_item_decisions(records, resp)) is not None:
+                    return refused  # every article refused on its own (named in its result): no request error
                 problem = f"{self.url} answered HTTP {resp.status_code}: {resp.text[:300]}"
                 cause = None
                 if resp.status_code not in (429, 500, 502, 503, 504):
@@ -186,15 +190,24 @@ def _deliveries_from_response(records: Sequence[Mapping[str, Any]], resp: reques
     """Per-article decisions when the daemon returns them (``results``/``outcomes`` list with a
     ``decision`` each), else every article counts as ``accepted`` (queued for indexing)."""
     try:
-        payload = resp.json()
+        resp.json()
     except ValueError as exc:
         raise SinkError(f"{resp.url} answered {resp.status_code} without a JSON body") from exc
-    items = None
-    if isinstance(payload, Mapping):
-        items = payload.get("results") or payload.get("outcomes")
+    found = _per_item_decisions(records, resp)
+    return found if found is not None else [Delivery(r.get("url", ""), "accepted") for r in records]
+
+
+def _per_item_decisions(records: Sequence[Mapping[str, Any]], resp: requests.Response) -> list[Delivery] | None:
+    """The answer's ``results``/``outcomes``, one with a ``decision`` per record, as deliveries;
+    None when it has no such list."""
+    try:
+        payload = resp.json()
+    except ValueError:
+        return None
+    items = payload.get("results") or payload.get("outcomes") if isinstance(payload, Mapping) else None
     if isinstance(items, list) and len(items) == len(records) and all(isinstance(i, Mapping) and "decision" in i for i in items):
         return [Delivery(r.get("url", ""), str(i["decision"]).lower(), i.get("cluster_id"), i.get("error")) for r, i in zip(records, items)]
-    return [Delivery(r.get("url", ""), "accepted") for r in records]
+    return None
 
 
 class TeeSink:

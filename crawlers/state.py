@@ -4,8 +4,11 @@ SQLite (one file, ``crawl-state.sqlite3`` in the state directory) rather than a 
 mark is a small transaction, so a crash or Ctrl-C in the middle of a crawl loses nothing already
 delivered, and two runs never leave a half-written file behind.
 
-* ``seen``: canonical URLs of articles already delivered to the output (or dropped for a reason
-  that will not change by re-fetching), so their detail pages are never fetched again.
+* ``seen``: canonical URLs of articles already delivered to the output, or dropped by the
+  pipeline, so their detail pages are not fetched again: never, for a delivery and for a drop that
+  re-fetching cannot change (a duplicate URL, a headline too long); after a day, for a drop that
+  it can (too short, no headline, mojibake: a challenge page served with 200, or a charset the
+  sources file now names).
 * ``validators``: ETag / Last-Modified of list pages, feeds and sitemaps, for conditional GETs.
 """
 
@@ -35,6 +38,11 @@ CREATE TABLE IF NOT EXISTS validators (
     checked_at REAL NOT NULL
 );
 """
+
+
+# Pipeline drops (crawlers.pipelines) that depend on what one fetch returned, not on the URL.
+RETRIED_DROPS = frozenset({"dropped:too_short", "dropped:no_title", "dropped:mojibake"})
+RETRY_DROPPED_AFTER = 86400.0
 
 
 class CrawlState:
@@ -72,9 +80,15 @@ class CrawlState:
     # -- seen articles -------------------------------------------------------------------
 
     def is_seen(self, url: str) -> bool:
+        """Delivered, or dropped for good. A page dropped for what a later fetch may not show (a
+        challenge page served with 200, a charset fixed in the sources file since) counts as seen
+        for ``RETRY_DROPPED_AFTER`` seconds, then is fetched again."""
         with self._lock:
-            row = self._db.execute("SELECT 1 FROM seen WHERE url = ?", (canonical_url(url),)).fetchone()
-        return row is not None
+            row = self._db.execute("SELECT outcome, seen_at FROM seen WHERE url = ?", (canonical_url(url),)).fetchone()
+        if row is None:
+            return False
+        outcome, seen_at = row
+        return not (outcome in RETRIED_DROPS and time.time() - seen_at >= RETRY_DROPPED_AFTER)
 
     def mark_seen(self, urls: list[tuple[str, str, str]]) -> None:
         """``(url, source, outcome)`` triples, committed together (one delivered batch)."""

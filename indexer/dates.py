@@ -34,7 +34,10 @@ _TIME = r"(?:\s*(?P<h>\d{1,2})[:：时](?P<mi>\d{1,2})(?:[:：分](?P<s>\d{1,2})
 _ABSOLUTE = re.compile(
     r"(?P<y>(?:19|20)\d{2})\s*[年\-/.]\s*(?P<m>\d{1,2})\s*[月\-/.]\s*(?P<d>\d{1,2})\s*日?(?:\s*T)?" + _TIME
 )
-_NO_YEAR = re.compile(r"(?<![\d\-/.])(?P<m>\d{1,2})\s*[月\-/]\s*(?P<d>\d{1,2})\s*日?" + _TIME)
+# Not a day followed by a year (04/05/2021: which of the two is the month is not known, and the
+# year is not this one).
+_NO_YEAR = re.compile(r"(?<![\d\-/.])(?P<m>\d{1,2})\s*[月\-/]\s*(?P<d>\d{1,2})(?!\d|\s*[\-/.]\s*\d)\s*日?" + _TIME)
+_UTC_AFTER = re.compile(r"\s*(?:GMT|UTC|Z)\b", re.I)
 _AGO = re.compile(r"(?P<n>\d+)\s*(?P<unit>秒|分钟|分|小时|个小时|天|日|周|星期)\s*前")
 _DAY_WORD = re.compile(r"(?P<word>今天|昨天|前天)\s*(?:(?P<h>\d{1,2})[:：](?P<mi>\d{2}))?")
 _RFC822 = re.compile(r"^(?:[A-Za-z]{3},\s*)?\d{1,2}\s+[A-Za-z]{3}\s+\d{4}")
@@ -85,11 +88,12 @@ def find_time(text: str | None, now: datetime | None = None, tz: timezone = CST)
         return found
     now = (now or datetime.now(tz)).astimezone(tz)
     t = raw.translate(_FULLWIDTH)
+    m = _ABSOLUTE.search(t)
+    if m:  # before 刚刚: "2021-04-05 09:12 刚刚更新" was published then, updated just now
+        zone = timezone.utc if m["h"] is not None and _UTC_AFTER.match(t, m.end()) else tz
+        return _build(int(m["y"]), int(m["m"]), int(m["d"]), m["h"], m["mi"], m["s"], zone)
     if "刚刚" in t:
         return now.replace(microsecond=0)
-    m = _ABSOLUTE.search(t)
-    if m:
-        return _build(int(m["y"]), int(m["m"]), int(m["d"]), m["h"], m["mi"], m["s"], tz)
     m = _AGO.search(t)
     if m:
         return (now - int(m["n"]) * _AGO_UNITS[m["unit"]]).replace(microsecond=0)

@@ -40,8 +40,12 @@ UTC = timezone.utc
         # without a year: this year, or last year when this year's would be ahead
         ("04-03 10:20", datetime(2021, 4, 3, 10, 20, tzinfo=CST)),
         ("12月30日 10:00", datetime(2020, 12, 30, 10, 0, tzinfo=CST)),
+        # a zone word after the time
+        ("2021-04-05 09:12:00 GMT", datetime(2021, 4, 5, 9, 12, tzinfo=UTC)),
+        ("2021-04-05 01:12 UTC", datetime(2021, 4, 5, 1, 12, tzinfo=UTC)),
         # relative, counted back from the time of reading
         ("刚刚", NOW),
+        ("2021-04-03 09:12 刚刚更新", datetime(2021, 4, 3, 9, 12, tzinfo=CST)),  # published then, updated now
         ("30秒前", datetime(2021, 4, 5, 11, 59, 30, tzinfo=CST)),
         ("15分钟前", datetime(2021, 4, 5, 11, 45, tzinfo=CST)),
         ("3小时前", datetime(2021, 4, 5, 9, 0, tzinfo=CST)),
@@ -95,7 +99,8 @@ def test_what_is_no_time_is_refused_naming_the_value(value, says):
         parse_time(value, now=NOW)
 
 
-@pytest.mark.parametrize("text", ["", None, "来源：新华社", "2021年02月30日", "第3版"])
+@pytest.mark.parametrize("text", ["", None, "来源：新华社", "2021年02月30日", "第3版",
+                                  "04/05/2019 09:12", "05/04/2019"])  # day and month unknown; not this year
 def test_page_text_without_a_date_is_none_for_the_crawlers(text):
     assert find_time(text, now=NOW) is None
 

@@ -45,7 +45,8 @@ def test_atom_uses_the_alternate_link():
 def test_news_sitemap_and_index():
     sm = parse_sitemap(SITEMAP)
     assert [e.url for e in sm.entries] == ["http://h.example/n/1.html", "http://h.example/n/2.html"]
-    assert sm.entries[0].title == "新闻标题" and sm.entries[1].published.day == 6
+    assert sm.entries[0].title == "新闻标题" and sm.entries[0].published.day == 5
+    assert sm.entries[1].published is None and sm.entries[1].modified.day == 6  # lastmod: a fallback only
     assert parse_sitemap(INDEX).children == ("http://h.example/news-1.xml",)
 
 
@@ -102,3 +103,13 @@ def test_generic_extraction_reads_the_visible_text_when_no_main_content_is_found
     got = extract_article(page, "http://b/3")
     assert got.method == "generic" and got.content == "市民反映小区停水三天。"
     assert extract_article("纯文本的新闻正文。", "http://b/4").content == "纯文本的新闻正文。"
+
+
+def test_relative_links_resolve_against_the_pages_base_href():
+    page = parse_html('<html><head><base href="/news/2021/0405/"></head><body><a href="1.html">一</a>'
+                      '<a href="/abs.html">二</a><div class="next"><a href="2.html">下一页</a></div></body></html>')
+    assert extract_links(page, "http://x.com/list/0405/index.html") == [
+        "http://x.com/news/2021/0405/1.html", "http://x.com/abs.html", "http://x.com/news/2021/0405/2.html"]
+    assert extract_next_page(page, "http://x.com/list/0405/index.html", "div.next") == "http://x.com/news/2021/0405/2.html"
+    hostile = parse_html('<base href="javascript:alert(1)"><a href="1.html">一</a>')  # not a web address: ignored
+    assert extract_links(hostile, "http://x.com/list/") == ["http://x.com/list/1.html"]

@@ -76,6 +76,29 @@ def test_404_is_not_retried(server, sleeps):
     assert err.value.status == 404 and server.paths().count("/missing") == 1
 
 
+def test_a_host_dns_says_does_not_exist_is_not_retried_a_resolver_failure_is(monkeypatch, sleeps):
+    import socket
+
+    from crawlers.errors import ConnectionFailed, HostNotFound
+
+    asked = []
+
+    def resolve(host, *args, **kwargs):
+        asked.append(host)
+        if host == "gone.example":
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolve)
+    fetcher = Fetcher(policy(obey_robots=False), sleep=sleeps)
+    with pytest.raises(HostNotFound):
+        fetcher.fetch("http://gone.example/a.html")
+    assert asked == ["gone.example"] and sleeps.calls == []
+    with pytest.raises(ConnectionFailed):
+        fetcher.fetch("http://flaky-dns.example/a.html")
+    assert asked.count("flaky-dns.example") == 3 and len(sleeps.calls) == 2  # max_retries=2
+
+
 def test_slow_page_times_out_after_retries(server, sleeps):
     server.routes["/slow"] = slow(1.0, static("late"))
     with pytest.raises(FetchTimeout) as err:
@@ -152,6 +175,20 @@ def test_size_cap_holds_without_content_length(server, monkeypatch):
         fetcher.fetch(server.url("/big"))
 
 
+def test_a_redirect_to_a_raw_utf8_path_is_followed_as_the_server_meant_it(server):
+    """http.client reads header bytes as Latin-1: a Location holding /新闻/1.html in raw UTF-8 bytes
+    must not become a request for its mojibake."""
+
+    def raw_redirect(req):
+        req.close_connection = True
+        req.wfile.write("HTTP/1.1 302 Found\r\nLocation: /新闻/1.html\r\nContent-Length: 0\r\n\r\n".encode("utf-8"))
+
+    server.routes["/a"] = raw_redirect
+    server.routes["/%E6%96%B0%E9%97%BB/1.html"] = static("<p>新闻</p>")
+    result = Fetcher(policy()).fetch(server.url("/a"))
+    assert result.status == 200 and server.paths() == ["/robots.txt", "/a", "/%E6%96%B0%E9%97%BB/1.html"]
+
+
 def test_robots_txt_disallow_and_user_agent(server):
     server.routes["/robots.txt"] = static("User-agent: *\nDisallow: /private/\n", "text/plain")
     server.routes["/private/x"] = static("secret")
@@ -164,6 +201,19 @@ def test_robots_txt_disallow_and_user_agent(server):
     assert "/private/x" not in server.paths()
     assert server.paths().count("/robots.txt") == 1  # cached per host
     assert all(r.headers["User-Agent"] == "newsdedup-test/1.0" for r in server.log)
+
+
+def test_a_huge_robots_txt_keeps_its_first_rules_and_a_bom_hides_none(make_server):
+    """Past 512 KiB only a prefix is parsed (RFC 9309), not "allow everything"; a byte-order mark
+    at the start must not hide the first group's User-agent line."""
+    huge, bom = make_server(), make_server()
+    huge.routes["/robots.txt"] = static("User-agent: *\nDisallow: /news/\n" + "# filler\n" * 80_000 + "Allow: /\n", "text/plain")
+    bom.routes["/robots.txt"] = static("\ufeffUser-agent: *\nDisallow: /news/\n".encode("utf-8"), "text/plain")
+    for srv in (huge, bom):
+        srv.routes["/news/1.html"] = static("<p>新闻</p>")
+        with pytest.raises(RobotsDisallowed):
+            Fetcher(policy()).fetch(srv.url("/news/1.html"))
+        assert "/news/1.html" not in srv.paths()
 
 
 def test_robots_rules_for_our_agent_and_crawl_delay(server, sleeps):

@@ -27,6 +27,19 @@ def test_state_survives_reopening_and_uses_canonical_urls(tmp_path):
         assert state.seen_count("s") == 1
 
 
+def test_drops_a_later_fetch_may_not_repeat_are_retried_after_a_day(tmp_path, monkeypatch):
+    from crawlers import state as state_module
+
+    clock = [1_000_000.0]
+    monkeypatch.setattr(state_module.time, "time", lambda: clock[0])
+    with CrawlState(tmp_path / "st") as state:
+        state.mark_seen([("http://h.example/waf", "s", "dropped:too_short"), ("http://h.example/dup", "s", "dropped:duplicate_url"),
+                         ("http://h.example/ok", "s", "new"), ("http://h.example/gbk", "s", "dropped:mojibake")])
+        assert all(state.is_seen(f"http://h.example/{p}") for p in ("waf", "dup", "ok", "gbk"))
+        clock[0] += state_module.RETRY_DROPPED_AFTER
+        assert [p for p in ("waf", "dup", "ok", "gbk") if not state.is_seen(f"http://h.example/{p}")] == ["waf", "gbk"]
+
+
 def test_csv_has_the_seed_columns_and_appends_without_a_second_header(tmp_path):
     path = tmp_path / "raw_news_articles.csv"
     sink = CsvSink(path)
@@ -69,6 +82,22 @@ def test_http_push_reads_per_article_decisions_when_given(server):
     deliveries = HttpPushSink(server.url("/v1/articles")).send(RECORDS)
     assert [(d.status, d.cluster_id) for d in deliveries] == [("new", "c1"), ("duplicate", "c1")]
     assert "Authorization" not in server.log[-1].headers
+
+
+def test_http_push_takes_a_422_naming_each_refusal_as_those_refusals(server, sleeps):
+    """The daemon answers 422 when it refused every article of a batch, each for its own reason:
+    the push reports them as rejected (the runner marks them seen and goes on) instead of failing
+    the run, whose next run would fetch the same page and fail the same way."""
+    body = json.dumps({"accepted": [], "rejected": 2, "results": [
+        {"index": 0, "decision": "rejected", "error": "title: binary data"},
+        {"index": 1, "decision": "rejected", "error": "neither title nor content"}]}).encode()
+    server.routes["/v1/articles"] = status(422, {"Content-Type": "application/json"}, body)
+    deliveries = HttpPushSink(server.url("/v1/articles"), sleep=sleeps).send(RECORDS)
+    assert [(d.status, d.error) for d in deliveries] == [("rejected", "title: binary data"), ("rejected", "neither title nor content")]
+    server.routes["/v1/articles"] = status(422, {"Content-Type": "application/json"}, b'{"error": "unprocessable"}')
+    with pytest.raises(SinkError, match="422"):  # a 422 that names no article's refusal is an error
+        HttpPushSink(server.url("/v1/articles"), sleep=sleeps).send(RECORDS)
+    assert sleeps.calls == []
 
 
 def test_http_push_retries_503_and_fails_on_401(server, sleeps):
