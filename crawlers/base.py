@@ -153,11 +153,11 @@ class BaseNewsCrawler:
     def _budget_left(self) -> bool:
         return self._parsed < self.source.max_articles
 
-    def _fetch_listing(self, url: str):
+    def _fetch_listing(self, url: str, conditional: bool = True):
         """A list page, feed or sitemap, or None when it failed (counted by the fetcher) or is
         unchanged since the last crawl (304)."""
         try:
-            return self.fetch_page(url, conditional=True)
+            return self.fetch_page(url, conditional=conditional)
         except FetchError:
             return None
 
@@ -202,7 +202,10 @@ class BaseNewsCrawler:
         while queue and documents < self.source.max_pages and self._budget_left():
             url = queue.pop(0)
             documents += 1
-            page = self._fetch_listing(url)
+            # The sitemaps the source names are fetched whole: one is usually an index, whose 304
+            # would hide the children it names (a daily news sitemap changes under the same name
+            # while its index does not). The children are fetched conditionally.
+            page = self._fetch_listing(url, conditional=url not in self.source.start_urls)
             if page is None:
                 continue
             unpacked = gunzipped(page.result.body, self.fetcher.policy.max_bytes)
@@ -211,8 +214,6 @@ class BaseNewsCrawler:
             queue.extend(sitemap.children)
             self.inc("sitemaps/entries", len(sitemap.entries))
             complete = yield from self._crawl_links([(e.url, e) for e in sitemap.entries])
-            # An index keeps no validators: its children change under the same names (a daily news
-            # sitemap) while it does not, and a 304 for it would hide them.
             yield Checkpoint(url, page.result.etag, page.result.last_modified, complete and not sitemap.children)
 
     def _articles_from_entries(self, entries: list[FeedEntry]) -> Iterator[CrawlItem]:

@@ -391,7 +391,7 @@ class Fetcher:
             for _ in range(self.policy.max_redirects + 1):
                 target = check_target(current, allowed_hosts)
                 self.limiter.wait(pacing_key(target), self.policy.delay)
-                result = self._get_once(current, {"User-Agent": self.policy.user_agent}, ROBOTS_MAX_BYTES, cut=True)
+                result = self._get_once(current, {"User-Agent": self.policy.user_agent}, ROBOTS_MAX_BYTES + 1, cut=True)
                 if result.status in REDIRECT_STATUSES and result.headers.get("Location"):
                     current = urljoin(current, _location(result.headers["Location"]))
                     continue
@@ -400,8 +400,10 @@ class Fetcher:
                 # utf-8-sig: a byte-order mark (files saved by Windows tools) would hide the first
                 # line's User-agent. Past the cap, the rules in the first ROBOTS_MAX_BYTES are
                 # kept, less a line cut in two (RFC 9309, 2.5: parse at least 500 KiB).
-                text = result.body.decode("utf-8-sig", "replace")
-                return result.status, text[: text.rfind("\n") + 1] if len(result.body) >= ROBOTS_MAX_BYTES else text
+                if len(result.body) <= ROBOTS_MAX_BYTES:
+                    return result.status, result.body.decode("utf-8-sig", "replace")
+                text = result.body[:ROBOTS_MAX_BYTES].decode("utf-8-sig", "replace")  # cut: one byte more came
+                return result.status, text[: text.rfind("\n") + 1]
         except URLRejected as exc:
             count(f"fetch/rejected/{exc.cause}")
             log.warning("robots.txt %s redirects where the crawl may not go, treating its rules as unknown: %s", robots_url, exc)

@@ -147,6 +147,8 @@ def _run_source(crawler: BaseNewsCrawler, pipeline: Pipeline, batcher: _Batcher,
             batcher.flush()
             if item.complete:
                 state.save_validators(item.url, item.etag, item.last_modified)
+            else:
+                state.forget_validators(item.url)
             continue
         try:
             article = pipeline.process(item)

@@ -112,6 +112,12 @@ class CrawlState:
             row = self._db.execute("SELECT etag, last_modified FROM validators WHERE url = ?", (url,)).fetchone()
         return (row[0], row[1]) if row else (None, None)
 
+    def forget_validators(self, url: str) -> None:
+        """A listing whose crawl was not complete (or that keeps none: a sitemap index) is fetched
+        whole next time: validators kept from an earlier run would get a 304 and skip it."""
+        with self._lock, self._db:
+            self._db.execute("DELETE FROM validators WHERE url = ?", (url,))
+
     def save_validators(self, url: str, etag: str | None, last_modified: str | None) -> None:
         if not etag and not last_modified:
             return

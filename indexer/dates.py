@@ -36,8 +36,10 @@ _ABSOLUTE = re.compile(
 )
 # Not a day followed by a year (04/05/2021: which of the two is the month is not known, and the
 # year is not this one).
-_NO_YEAR = re.compile(r"(?<![\d\-/.])(?P<m>\d{1,2})\s*[月\-/]\s*(?P<d>\d{1,2})(?!\d|\s*[\-/.]\s*\d)\s*日?" + _TIME)
-_UTC_AFTER = re.compile(r"\s*(?:GMT|UTC|Z)\b", re.I)
+_NO_YEAR = re.compile(
+    r"(?<![\d\-/.])(?P<m>\d{1,2})\s*[月\-/]\s*(?P<d>\d{1,2})(?!\d|\s*[\-/.]\s*(?:\d{4}|\d{2})(?![\d:：时]))\s*日?" + _TIME)
+# A zone written after the time: GMT or UTC, with an offset or without (GMT+8 is China's time).
+_ZONE_AFTER = re.compile(r"\s*(?:(?:GMT|UTC)\s*(?:(?P<sign>[+-])(?P<oh>\d{1,2})(?::?(?P<om>\d{2}))?)?(?![\d:])|Z\b)", re.I)
 _AGO = re.compile(r"(?P<n>\d+)\s*(?P<unit>秒|分钟|分|小时|个小时|天|日|周|星期)\s*前")
 _DAY_WORD = re.compile(r"(?P<word>今天|昨天|前天)\s*(?:(?P<h>\d{1,2})[:：](?P<mi>\d{2}))?")
 _RFC822 = re.compile(r"^(?:[A-Za-z]{3},\s*)?\d{1,2}\s+[A-Za-z]{3}\s+\d{4}")
@@ -75,6 +77,17 @@ def parse_time(value: Any, default_tz: timezone = CST, now: datetime | None = No
     return found
 
 
+def _zone_after(text: str, at: int, default: timezone) -> timezone:
+    """The zone written at ``text[at:]`` (``GMT``, ``UTC+8``, ``GMT+08:00``, ``Z``), else ``default``."""
+    z = _ZONE_AFTER.match(text, at)
+    if z is None:
+        return default
+    if not z["sign"]:
+        return timezone.utc
+    offset = timedelta(hours=int(z["oh"]), minutes=int(z["om"] or 0))
+    return timezone(-offset if z["sign"] == "-" else offset) if offset < timedelta(hours=24) else default
+
+
 def find_time(text: str | None, now: datetime | None = None, tz: timezone = CST) -> datetime | None:
     """An aware datetime for the first date in ``text``, or None when there is none.
 
@@ -90,7 +103,7 @@ def find_time(text: str | None, now: datetime | None = None, tz: timezone = CST)
     t = raw.translate(_FULLWIDTH)
     m = _ABSOLUTE.search(t)
     if m:  # before 刚刚: "2021-04-05 09:12 刚刚更新" was published then, updated just now
-        zone = timezone.utc if m["h"] is not None and _UTC_AFTER.match(t, m.end()) else tz
+        zone = _zone_after(t, m.end(), tz) if m["h"] is not None else tz
         return _build(int(m["y"]), int(m["m"]), int(m["d"]), m["h"], m["mi"], m["s"], zone)
     if "刚刚" in t:
         return now.replace(microsecond=0)

@@ -43,6 +43,13 @@ UTC = timezone.utc
         # a zone word after the time
         ("2021-04-05 09:12:00 GMT", datetime(2021, 4, 5, 9, 12, tzinfo=UTC)),
         ("2021-04-05 01:12 UTC", datetime(2021, 4, 5, 1, 12, tzinfo=UTC)),
+        ("2021-04-05 09:12 GMT+8", datetime(2021, 4, 5, 9, 12, tzinfo=CST)),
+        ("2021-04-05 09:12 UTC+08:00", datetime(2021, 4, 5, 9, 12, tzinfo=CST)),
+        ("2021-04-05 09:12 GMT-5", datetime(2021, 4, 5, 9, 12, tzinfo=timezone(timedelta(hours=-5)))),
+        # no year, with other figures after the day
+        ("6/1-6/3", datetime(2020, 6, 1, tzinfo=CST)),
+        ("04-03 / 1次阅读", datetime(2021, 4, 3, tzinfo=CST)),
+        ("更新于 04-03/10:00", datetime(2021, 4, 3, tzinfo=CST)),
         # relative, counted back from the time of reading
         ("刚刚", NOW),
         ("2021-04-03 09:12 刚刚更新", datetime(2021, 4, 3, 9, 12, tzinfo=CST)),  # published then, updated now

@@ -450,7 +450,8 @@ def bearer_ok(request: Request, token: str) -> bool:
     scheme, _, given = header.partition(" ")
     # the header's bytes as sent (Starlette reads them as latin-1): a non-ASCII token matches when
     # the client sends it in UTF-8, as curl does and as the login form's token is read
-    return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode("latin-1"), token.encode())
+    # (stripped as bytes: as text, \xa0 and \x85, the last bytes of some UTF-8 characters, are spaces)
+    return scheme.lower() == "bearer" and hmac.compare_digest(given.encode("latin-1").strip(), token.encode())
 
 
 def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None] | None = None) -> FastAPI:

@@ -242,15 +242,17 @@ def cluster_history(store: Store, cluster_id: str) -> list[ClusterChange]:
     the same way: the new lead's history starts with the old cluster's, up to that split."""
     history: list[ClusterChange] = []
     seen: set[ClusterChange] = set()
-    followed = {cluster_id}
+    # each cluster walked, with how far (None: to now); one id can be continued more than once
+    # (split out, merged back, split out again), and each time its entries up to then count
+    followed: dict[str, datetime | None] = {cluster_id: None}
 
     def walk(cid: str, until: datetime | None) -> None:
         for change in store.cluster_changes(cid):
             if change in seen or (until is not None and change.at is not None and change.at > until):
                 continue  # listed already, or after cid was merged away (its id may lead a new cluster later)
             continues = (change.kind == "merge" and change.into == cid) or (change.kind == "split" and change.lead == cid)
-            if continues and change.source not in followed:
-                followed.add(change.source)
+            if continues and _walks_further(followed, change.source, change.at):
+                followed[change.source] = change.at
                 walk(change.source, change.at)
             if change not in seen:  # the merged cluster's own entries end with this merge
                 seen.add(change)
@@ -258,3 +260,11 @@ def cluster_history(store: Store, cluster_id: str) -> list[ClusterChange]:
 
     walk(cluster_id, None)
     return history
+
+
+def _walks_further(followed: dict[str, datetime | None], cid: str, until: datetime | None) -> bool:
+    """Whether walking ``cid`` up to ``until`` reaches entries its earlier walks did not."""
+    if cid not in followed:
+        return True
+    done = followed[cid]
+    return done is not None and until is not None and until > done

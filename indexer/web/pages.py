@@ -13,7 +13,7 @@ import logging
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import Any, Callable
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -229,6 +229,12 @@ def add_pages(app: FastAPI, view: WebView) -> None:
     @app.get("/ui/clusters/{cluster_id:id}/compare/{article_id:id}", include_in_schema=False, name="ui_compare")
     @html_errors
     async def compare(request: Request, cluster_id: str, article_id: str) -> Response:
+        ids = _ids_in_raw_path(request, "/ui/clusters/", "/compare/")
+        if ids is not None and len(ids) == 1:  # an id holding "/compare/": the cluster's own page
+            return await cluster(request, ids[0])
+        if ids is not None:
+            cluster_id, article_id = ids
+
         def load():
             store = ctx.indexer().store
             found = store.get_many([cluster_id, article_id])
@@ -304,6 +310,16 @@ def add_pages(app: FastAPI, view: WebView) -> None:
             raise ApiError(400, "name the cluster to merge into this one")
         await run_in_threadpool(apply_merge, ctx, cluster_id, source, view.user_of(request) or "browser")
         return RedirectResponse(f"/ui/clusters/{quote(cluster_id, safe='')}?done=merge", status_code=303)
+
+
+def _ids_in_raw_path(request: Request, prefix: str, separator: str) -> list[str] | None:
+    """The ids of a path as the browser sent it, where a "/" inside an id is still %2F (the
+    decoded path cannot tell ``a/compare/b`` the id from ``a`` compared with ``b``): split at the
+    first ``separator``; None when the server gave no raw path."""
+    raw = request.scope.get("raw_path")
+    if not raw or not raw.startswith(prefix.encode()):
+        return None
+    return [unquote(part.decode("latin-1"), encoding="utf-8") for part in raw[len(prefix):].split(separator.encode(), 1)]
 
 
 def _local_path(target: str) -> str:

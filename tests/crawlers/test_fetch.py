@@ -206,10 +206,13 @@ def test_robots_txt_disallow_and_user_agent(server):
 def test_a_huge_robots_txt_keeps_its_first_rules_and_a_bom_hides_none(make_server):
     """Past 512 KiB only a prefix is parsed (RFC 9309), not "allow everything"; a byte-order mark
     at the start must not hide the first group's User-agent line."""
-    huge, bom = make_server(), make_server()
+    huge, bom, exact = make_server(), make_server(), make_server()
     huge.routes["/robots.txt"] = static("User-agent: *\nDisallow: /news/\n" + "# filler\n" * 80_000 + "Allow: /\n", "text/plain")
     bom.routes["/robots.txt"] = static("\ufeffUser-agent: *\nDisallow: /news/\n".encode("utf-8"), "text/plain")
-    for srv in (huge, bom):
+    last = "Disallow: /news/"  # the last line of a file of exactly 512 KiB, without a final newline: not cut
+    filler = "User-agent: *\n" + "#" * (512 * 1024 - len("User-agent: *\n") - len(last) - 1) + "\n"
+    exact.routes["/robots.txt"] = static(filler + last, "text/plain")
+    for srv in (huge, bom, exact):
         srv.routes["/news/1.html"] = static("<p>新闻</p>")
         with pytest.raises(RobotsDisallowed):
             Fetcher(policy()).fetch(srv.url("/news/1.html"))

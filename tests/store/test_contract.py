@@ -322,8 +322,15 @@ def test_when_a_split_takes_the_canonical_out_the_rest_keeps_its_history_under_t
     # a, alone again, keeps its own past; what joins b later is not a's
     assert [(c.kind, c.into, c.source) for c in cluster_history(store, "a")] == [
         ("merge", "a", "b"), ("merge", "a", "c"), ("split", "a", "a")]
+    # a merged back and split out again: b continues a twice, and each time a's entries till then count
+    store.merge_clusters([ClusterChange("merge", into="a", source="b", reason="same story", by="editor", at=T0 + 5 * day)])
+    store.write([art("x", when=T0 + timedelta(hours=9))])
+    store.merge_clusters([ClusterChange("merge", into="a", source="x", reason="same story", by="editor", at=T0 + 6 * day)])
+    assert store.split_article(ClusterChange("split", into="a", source="a", article_id="a", by="editor", at=T0 + 7 * day)) == "b"
+    assert [(c.kind, c.into, c.source) for c in cluster_history(store, "b")][-4:] == [
+        ("merge", "b", "d"), ("merge", "a", "b"), ("merge", "a", "x"), ("split", "a", "a")]
     # a split of a member that is not the canonical names no lead
-    store.split_article(ClusterChange("split", into="d", source="b", article_id="d", by="editor", at=T0 + 5 * day))
+    store.split_article(ClusterChange("split", into="d", source="b", article_id="d", by="editor", at=T0 + 8 * day))
     assert [c.lead for c in store.cluster_changes("d") if c.kind == "split"] == [None]
 
 

@@ -200,3 +200,13 @@ def test_ids_with_a_slash_are_shown_and_corrected(open_daemon):
     assert status == 303 and headers["Location"] == f"/ui/clusters/{one}?done=split"
     assert {a.id: a.cluster_id for a in read_store(d.store)}["https://b.example/news/1"] == "https://b.example/news/1"
     assert b.get("/ui/clusters/nope/compare/x")[0] == 404 and b.get("/ui/overview")[0] == 200
+    # an id holding "/compare/" is not read as a comparison
+    phones = {**story, "title": "手机对比评测的新闻标题", "content": "两款新手机的对比评测结果出炉，续航和拍照各有长处。" * 3}
+    assert d.post([{**phones, "id": "https://a.example/compare/phones"},
+                   {**phones, "id": "https://b.example/compare/phones-copy"}]).status == 202
+    d.wait_drained()
+    one, two = (quote(x, safe="") for x in ("https://a.example/compare/phones", "https://b.example/compare/phones-copy"))
+    status, _, html = b.get(f"/ui/clusters/{one}")
+    assert status == 200 and "https://b.example/compare/phones-copy" in html
+    status, _, html = b.get(f"/ui/clusters/{one}/compare/{two}")
+    assert status == 200 and "Compared with the canonical" in html
