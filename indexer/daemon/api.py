@@ -406,7 +406,7 @@ def host_name(header: str) -> str:
     if header.startswith("["):
         return header[1 : header.find("]")] if "]" in header else header
     name, sep, port = header.rpartition(":")
-    return name if sep and port.isdigit() else header
+    return name if sep and (port.isdigit() or not port) else header  # "host:" is allowed an empty port
 
 
 def answers_host(header: str, settings: DaemonSettings) -> bool:

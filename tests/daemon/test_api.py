@@ -91,8 +91,8 @@ def test_host_names_a_daemon_without_a_token_answers():
     from indexer.daemon.api import answers_host, host_name
     from indexer.settings import DaemonSettings
 
-    assert [host_name(h) for h in ("a.example:8080", "[::1]:80", "[fe80::1]", "LOCALHOST", "a.example:x")] == [
-        "a.example", "::1", "fe80::1", "localhost", "a.example:x"]
+    assert [host_name(h) for h in ("a.example:8080", "[::1]:80", "[fe80::1]", "LOCALHOST", "a.example:x", "localhost:")] == [
+        "a.example", "::1", "fe80::1", "localhost", "a.example:x", "localhost"]
     plain, listed = DaemonSettings(), DaemonSettings(allowed_hosts="news.internal")
     assert answers_host("localhost:1", plain) and answers_host("app.localhost", plain) and answers_host("192.168.1.9:80", plain)
     assert not answers_host("news.internal", plain) and answers_host("news.internal:9", listed)
