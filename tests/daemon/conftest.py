@@ -186,11 +186,16 @@ def read_store(store: Path) -> list:
         s.close()
 
 
-def queue_rows(queue_dir: Path) -> int:
+def queue_attempts(queue_dir: Path) -> list[int]:
+    """The attempt count of each queued article, in queue order, read from the queue's file."""
     import sqlite3
 
     db = sqlite3.connect(queue_dir / "queue.sqlite3")
     try:
-        return db.execute("SELECT COUNT(*) FROM items").fetchone()[0]
+        return [n for (n,) in db.execute("SELECT attempts FROM items ORDER BY seq")]
     finally:
         db.close()
+
+
+def queue_rows(queue_dir: Path) -> int:
+    return len(queue_attempts(queue_dir))

@@ -7,7 +7,7 @@ import signal
 import time
 from collections import Counter
 
-from .conftest import article, queue_rows, read_store
+from .conftest import article, queue_attempts, queue_rows, read_store
 
 
 def _corpus(n: int) -> list[dict]:
@@ -210,16 +210,6 @@ def test_article_that_kills_the_process_is_set_aside_after_three_stops(daemons, 
     assert line["id"] == corpus[3]["id"] and "stopped 3 times" in line["error"]
 
 
-def _attempts(queue_dir) -> list[int]:
-    import sqlite3
-
-    db = sqlite3.connect(queue_dir / "queue.sqlite3")
-    try:
-        return [n for (n,) in db.execute("SELECT attempts FROM items ORDER BY seq")]
-    finally:
-        db.close()
-
-
 def test_kills_while_the_store_is_down_set_no_article_aside(daemons, tmp_path):
     """Killed three times while the worker waited for the store to take its writes: the wait is
     not the articles' doing, so when the store is back every article is written, none buried."""
@@ -249,9 +239,9 @@ def test_a_clean_stop_inside_a_slow_store_call_counts_against_no_article(daemons
     sets = {"daemon.batch_size": "5", "daemon.shutdown_grace_seconds": "0.5"}
     d = daemons(flaky=True, env={"NDTEST_WRITE_DELAY": "15"}, sets=sets).start()
     assert d.post(_corpus(10)).status == 202
-    d.wait_for(lambda: _attempts(d.queue)[:1] == [1], 10, "a batch in hand")
+    d.wait_for(lambda: queue_attempts(d.queue)[:1] == [1], 10, "a batch in hand")
     assert d.stop(60) == 0
-    left = _attempts(d.queue)
+    left = queue_attempts(d.queue)
     assert left and set(left) == {0}
 
 
