@@ -337,10 +337,9 @@ class SqliteStore:
         second time) nor both record its settings, and a store that is refused is left as it was."""
         with self._lock, self._transaction(f"opening the embedded store at {self.directory}"):
             stored = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
-            if not stored:
+            if not stored:  # a new store: recorded, then settled like any other
                 self._db.executemany("INSERT INTO meta(key, value) VALUES (?, ?)", wanted.items())
-                self._db.execute(_CURRENT_SCHEMA_INDEXES)
-                return
+                stored = dict(wanted)
             for key, value in wanted.items():
                 if key != "schema_version" and stored.get(key) != value:
                     self._refuse(key, stored.get(key), value)
