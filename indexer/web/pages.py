@@ -20,7 +20,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 
-from ..daemon.api import ApiError, ServiceContext, announced_length, apply_merge, apply_split
+from ..daemon.api import ApiError, ServiceContext, apply_merge, apply_split, read_announced_body
 from ..errors import StoreError
 from ..store.base import StoredArticle, cluster_history
 from . import charts
@@ -127,11 +127,9 @@ class WebView:
         return None
 
     async def form(self, request: Request, need_csrf: bool = True) -> dict[str, str]:
-        length = announced_length(request.headers)
-        raw = await request.body()  # ends early when the client stalls past its deadline
-        if len(raw) != length:  # a cut form could name another article or cluster: apply none of it
-            raise ApiError(400, f"form incomplete: {len(raw)} of {length} bytes (Content-Length) arrived in time", close=True)
-        body = raw.decode("utf-8", "replace")
+        # read as the API reads bodies: a form cut short (a client stalled past its deadline) could
+        # name another article or cluster, so none of it is applied
+        body = (await read_announced_body(request, self.ctx)).decode("utf-8", "replace")
         fields = {k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items()}
         if need_csrf:
             session = self.session_of(request)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import hmac
 import secrets
 import threading
-from collections import OrderedDict
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 
 COOKIE = "newsdedup_session"

@@ -72,19 +72,12 @@ def _char_blocks(a: str, b: str) -> list[tuple[int, int, int]]:
 def _sentence_blocks(a: str, b: str) -> list[tuple[int, int, int]]:
     """Matching runs of whole sentences, as character blocks (the last one empty, as difflib's)."""
     sa, sb = [s for s in _SENTENCE.findall(a) if s], [s for s in _SENTENCE.findall(b) if s]
-    starts_a, starts_b = _starts(sa), _starts(sb)
+    starts_a, starts_b = (list(accumulate(map(len, s), initial=0)) for s in (sa, sb))
     blocks = []
     for i, j, n in SequenceMatcher(None, sa, sb, autojunk=True).get_matching_blocks():
         size = starts_a[i + n] - starts_a[i]
         blocks.append((starts_a[i], starts_b[j], size))
     return [blk for blk in blocks if blk[2]] + [(len(a), len(b), 0)]
-
-
-def _starts(sentences: list[str]) -> list[int]:
-    out = [0]
-    for s in sentences:
-        out.append(out[-1] + len(s))
-    return out
 
 
 def _merge(segments: list[tuple[bool, str]]) -> list[tuple[bool, str]]:
