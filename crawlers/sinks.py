@@ -168,7 +168,7 @@ class HttpPushSink:
             else:
                 if resp.status_code in (200, 201, 202):
                     return _deliveries_from_response(records, resp)
-                if resp.status_code == 422 and (refused := _per_item_decisions(records, resp)) is not None:
+                if resp.status_code == 422 and (refused := _per_item_decisions(records, _json_or_none(resp))) is not None:
                     return refused  # every article refused on its own (named in its result): no request error
                 problem = f"{self.url} answered HTTP {resp.status_code}: {resp.text[:300]}"
                 cause = None
@@ -190,20 +190,23 @@ def _deliveries_from_response(records: Sequence[Mapping[str, Any]], resp: reques
     """Per-article decisions when the daemon returns them (``results``/``outcomes`` list with a
     ``decision`` each), else every article counts as ``accepted`` (queued for indexing)."""
     try:
-        resp.json()
+        payload = resp.json()
     except ValueError as exc:
         raise SinkError(f"{resp.url} answered {resp.status_code} without a JSON body") from exc
-    found = _per_item_decisions(records, resp)
+    found = _per_item_decisions(records, payload)
     return found if found is not None else [Delivery(r.get("url", ""), "accepted") for r in records]
 
 
-def _per_item_decisions(records: Sequence[Mapping[str, Any]], resp: requests.Response) -> list[Delivery] | None:
-    """The answer's ``results``/``outcomes``, one with a ``decision`` per record, as deliveries;
-    None when it has no such list."""
+def _json_or_none(resp: requests.Response) -> Any:
     try:
-        payload = resp.json()
+        return resp.json()
     except ValueError:
         return None
+
+
+def _per_item_decisions(records: Sequence[Mapping[str, Any]], payload: Any) -> list[Delivery] | None:
+    """The answer's ``results``/``outcomes``, one with a ``decision`` per record, as deliveries;
+    None when it has no such list."""
     items = payload.get("results") or payload.get("outcomes") if isinstance(payload, Mapping) else None
     if isinstance(items, list) and len(items) == len(records) and all(isinstance(i, Mapping) and "decision" in i for i in items):
         return [Delivery(r.get("url", ""), str(i["decision"]).lower(), i.get("cluster_id"), i.get("error")) for r, i in zip(records, items)]
