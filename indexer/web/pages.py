@@ -292,8 +292,9 @@ def add_pages(app: FastAPI, view: WebView) -> None:
         if not article_id:
             raise ApiError(400, "name the article to split out")
         reply = await run_in_threadpool(apply_split, ctx, cluster_id, article_id, into, view.user_of(request) or "browser")
-        back = reply.cluster_id if into else cluster_id
-        if not into and reply.change.get("lead"):
+        alone = into in (None, article_id)  # "into itself" is alone, as apply_split reads it
+        back = cluster_id if alone else reply.cluster_id
+        if alone and reply.change.get("lead"):
             back = reply.change["lead"]  # the canonical left: the rest of the story goes on under its new lead
         elif back == cluster_id and not ctx.indexer().store.cluster_members(cluster_id):
             back = reply.cluster_id
