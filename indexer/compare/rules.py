@@ -199,16 +199,17 @@ def _is_market(tokens: tuple[tuple[str, str], ...], k: int) -> bool:
     return False
 
 
-def lead_places(lead: str) -> set[str]:
+@lru_cache(maxsize=4096)  # a lead is read once for each pair it is in
+def lead_places(lead: str) -> frozenset[str]:
     """The places a lead names: rjieba's ``ns`` words, and the cities and counties it tags as
     something else (焦作 a noun, 清远 an adjective, 顺义 a noun, 龙华 a brand) found as whole words;
     less styles and markets (see above); and counties named in full, by their short names, so that
     their cities mention them (元氏县, a person's name to rjieba, is 元氏 of 石家庄)."""
     tokens = _tagged(lead)
-    return {w for k, (w, f) in enumerate(tokens)
-            if len(w) >= 2 and (f in _PLACE_TAGS or w in CITY_NAMES or w in COUNTY_NAMES and not listed_with_people(tokens, k))
-            and not (k and is_given_name(w, *tokens[k - 1])) and not _is_style(tokens, k) and not _is_market(tokens, k)} \
-        | {p.key for p in counties_in_full(lead)}
+    named = {w for k, (w, f) in enumerate(tokens)
+             if len(w) >= 2 and (f in _PLACE_TAGS or w in CITY_NAMES or w in COUNTY_NAMES and not listed_with_people(tokens, k))
+             and not (k and is_given_name(w, *tokens[k - 1])) and not _is_style(tokens, k) and not _is_market(tokens, k)}
+    return frozenset(named | {p.key for p in counties_in_full(lead)})
 
 
 def place_conflict(lead_a: str, lead_b: str, text_a: str, text_b: str) -> str | None:
