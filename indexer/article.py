@@ -33,6 +33,9 @@ MAX_EXTRA_BYTES = 1024 * 1024  # the extra fields serialised as UTF-8 JSON
 # be accepted and then never written. Refused here instead, for every store alike.
 MAX_ID_BYTES = 512
 MAX_SOURCE_BYTES = 1024
+# A canonical URL is looked up as one exact term; Elasticsearch's mapping leaves a longer one out
+# of its index (ignore_above: es_mappings/component_mappings.json), so no store matches on it.
+MAX_CANONICAL_URL_CHARS = 4096
 
 # Set in ``extra`` when ``content`` is a whole web page (indexer/html.py is_whole_page): its features
 # read the story extracted from the page, while ``content`` keeps the page as given.
@@ -58,7 +61,8 @@ class Article:
 
     @property
     def canonical_url(self) -> str:
-        return canonical_url(self.url)
+        canon = canonical_url(self.url)
+        return canon if len(canon) <= MAX_CANONICAL_URL_CHARS else ""
 
 
 def _text_field(record: Mapping[str, Any], name: str, where: str | None) -> str:

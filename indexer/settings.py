@@ -105,7 +105,7 @@ class EsSettings:
     dead_letter_dir: str = _opt("./newsdedup-deadletter", doc="articles that could not be written after every retry")
     inflight_max: int = _opt(10_000, lo=0, doc="written-but-maybe-unrefreshed articles answered from memory; 0: off")
     write_refresh: str = _opt("false", choices=("false", "wait_for", "true"), doc="refresh parameter of bulk writes")
-    candidates_max: int = _opt(1000, lo=1, doc="most hits per exact lookup; band lookups read past it, fingerprints only")
+    candidates_max: int = _opt(1000, lo=1, hi=10_000, doc="most hits per exact lookup (Elasticsearch answers at most 10,000 by default); band lookups read past it, fingerprints only")
     msearch_max: int = _opt(200, lo=1, doc="searches per _msearch request")
     shards: int = _opt(1, lo=1, doc="primary shards of a new index")
     replicas: int = _opt(1, lo=0, doc="replicas of a new index")

@@ -31,6 +31,10 @@ def test_ids_come_from_the_record_else_the_canonical_url():
     b = article_from_record({"title": "other", "url": "https://n.example/1"})
     assert a.id == b.id and not a.id_given
     assert article_from_record({"id": 42, "title": "t"}).id == "42"
+    # a URL too long to be one exact term in every store still gives the id, but no URL identity
+    long_url = "https://n.example/" + "x" * 5000
+    a, b = article_from_record({"title": "t", "url": long_url}), article_from_record({"title": "u", "url": long_url})
+    assert a.id == b.id and a.url == long_url and a.canonical_url == ""
 
 
 def test_unknown_fields_are_kept():
@@ -57,6 +61,9 @@ def test_settings_layers_and_errors(tmp_path):
         load_settings(overrides={"simhash.bands": 1})
     with pytest.raises(ConfigError, match="'simhash.max_distance'"):
         load_settings(overrides={"simhash.bands": 3, "simhash.max_distance": 3})
+    # Elasticsearch answers at most 10,000 hits a search by default (index.max_result_window)
+    with pytest.raises(ConfigError, match="'es.candidates_max': must be <= 10000"):
+        load_settings(overrides={"es.candidates_max": 20_000})
     with pytest.raises(ConfigError, match="'nope.x'"):
         bad = tmp_path / "b.toml"
         bad.write_text("[nope]\nx = 1\n")

@@ -87,3 +87,31 @@ def test_a_failing_bulk_write_is_sent_once_per_round_not_again_by_the_transport(
     assert [p.split("?")[0] for p in _Failing503.sent] == ["/_bulk"] * 3  # three rounds, one request each
     assert sorted(outcome.failed) == ["a1", "a2"] and outcome.rounds == 3 and outcome.statuses == {"a1": 503, "a2": 503}
     assert len(slept) == 2 and 0.5 <= slept[0] <= 1.0 and 1.0 <= slept[1] <= 2.0 and slept != [1.0, 2.0]
+
+
+def test_an_article_the_bulk_answer_leaves_out_is_retried_not_counted_written(monkeypatch):
+    """A conforming server answers every action; an answer cut short (a proxy, a bug) must not
+    pass the articles it leaves out for written: they go round again, and fail if they stay out."""
+    pytest.importorskip("elasticsearch")
+    from elasticsearch import helpers
+
+    from indexer.store.es_bulk import bulk_create
+
+    sent: list[list[str]] = []
+
+    def answers_all_but_the_last(client, actions, **_):
+        ids = [a["_id"] for a in actions]
+        sent.append(ids)
+        for aid in ids[:-1] if len(ids) > 1 else ids[:0]:
+            yield True, {"create": {"_id": aid, "status": 201}}
+
+    class Client:
+        def options(self, **_):
+            return self
+
+    monkeypatch.setattr(helpers, "streaming_bulk", answers_all_but_the_last)
+    docs = {f"a{i}": {"title": str(i)} for i in range(3)}
+    outcome = bulk_create(Client(), "ndtest", docs, chunk_docs=10, chunk_bytes=1 << 20, max_retries=2, backoff=0.0,
+                          sleep=lambda _: None)
+    assert sent == [["a0", "a1", "a2"], ["a2"], ["a2"]]
+    assert outcome.written == ["a0", "a1"] and list(outcome.failed) == ["a2"] and outcome.statuses == {"a2": None}

@@ -142,6 +142,11 @@ def _follow(went: dict[str, str], cluster_id: str) -> str:
 
 
 # ---- in-flight buffer ------------------------------------------------------------------------------
+def _has_direction(vector) -> bool:
+    v = np.asarray(vector, dtype=np.float32)
+    return bool(np.all(np.isfinite(v)) and np.any(v))
+
+
 def _merge(first: list[StoredArticle], more: Iterable[StoredArticle]) -> list[StoredArticle]:
     seen = {a.id for a in first}
     return first + [a for a in more if a.id not in seen and not seen.add(a.id)]
@@ -309,7 +314,7 @@ class ElasticsearchStore:
         urls = [u for u in dict.fromkeys(urls) if u]
         if not urls:
             return {}
-        bodies = [{"query": {"term": {"canonical_url": u}}, "size": 1, "sort": SEQ_SORT} for u in urls]
+        bodies = [{"query": {"term": {"canonical_url": u}}, "size": 1, "sort": SEQ_SORT, "track_total_hits": False} for u in urls]
         buffered = self._buffered(lambda m: m.with_url(urls))
         found: dict[str, StoredArticle] = {}
         for url, hits in zip(urls, self._msearch(bodies, "canonical URL lookup")):
@@ -381,12 +386,15 @@ class ElasticsearchStore:
             return []
         if not self.vector_dims:
             return [[] for _ in queries]
-        bodies = [self._knn_body(q) for q in queries]
-        buffered = self._buffered(lambda m: [m.knn(q) for q in queries])
-        results = []
-        for q, hits, more in zip(queries, self._msearch(bodies, "kNN lookup"), buffered):
+        # A vector without a direction (all zeros) is near nothing, as in the embedded store;
+        # Elasticsearch refuses it outright for cosine similarity (400), on every retry.
+        asked = [i for i, q in enumerate(queries) if _has_direction(q.vector)]
+        bodies = [self._knn_body(queries[i]) for i in asked]
+        buffered = self._buffered(lambda m: [m.knn(queries[i]) for i in asked])
+        results: list[list[tuple[StoredArticle, float]]] = [[] for _ in queries]
+        for i, hits, more in zip(asked, self._msearch(bodies, "kNN lookup"), buffered):
             pairs = [(from_source(h["_source"]), score_to_cosine(h["_score"])) for h in hits]
-            results.append(self._best(pairs + more, q))
+            results[i] = self._best(pairs + more, queries[i])
         return results
 
     def _buffered(self, ask):
@@ -423,7 +431,7 @@ class ElasticsearchStore:
         """Create ``articles``, then apply ``merges`` (recorded as pending first: see ``es_changes``).
         Merges are applied even when some articles failed for good (those that were created belong
         to the merged clusters too); the failure is raised after."""
-        if not articles and not merges:
+        if not articles and not merges and not self._unfinished:
             return
         for a in articles:
             if a.vector is not None and self.vector_dims and np.asarray(a.vector).reshape(-1).shape[0] != self.vector_dims:
@@ -432,11 +440,13 @@ class ElasticsearchStore:
         if not_merges:
             raise ValueError(f"write applies merges only; got a {not_merges[0].kind!r} change of {not_merges[0].source}")
         with self._lock:
-            self._finish_changes()
             logged: list[LoggedChange] = []
             if merges:
                 self._require_changes()
-                self._unfinished = True  # until they are applied below (also when only some get recorded)
+                # Read back from the log below with every change still unfinished there, also
+                # another store's, so that changes apply in the log's order (a correction made
+                # while an older merge sat half-done is not undone when that merge is finished).
+                self._unfinished = True
                 logged = self._changes.record(merges, [self._next_seq() for _ in merges])
             failure: BulkWriteError | None = None
             try:
@@ -444,8 +454,10 @@ class ElasticsearchStore:
                     self._create(articles)
             except BulkWriteError as exc:
                 failure = exc
-            if logged:
-                self._apply_changes(logged)
+            # After the articles: they were decided against the clusters as stored, so a merge
+            # left unfinished by an earlier failure, finished now, moves them along with the rest
+            # of its cluster (finished before them, it would leave them in a merged-away cluster).
+            self._finish_changes(logged)
             if failure is not None:
                 raise failure
 
@@ -518,6 +530,7 @@ class ElasticsearchStore:
         moved_article(change)  # a split that names its article, or ValueError
         with self._lock:
             self._require_changes()
+            self._unfinished = True  # whatever is unfinished in the log, another store's too, goes first
             self._finish_changes()
             plan = self._resolve_split(change)  # KeyError for an unknown article: nothing recorded
             if plan["into"] == plan["source"] and change.into != change.article_id:
@@ -545,15 +558,20 @@ class ElasticsearchStore:
                 "splits are not applied without it (set es.auto_create = true to create it); nothing was written"
             )
 
-    def _finish_changes(self) -> None:
-        """Apply what the log holds unfinished: a crash, or a failure, came between recording a
-        change and marking it applied."""
+    def _finish_changes(self, ours: Sequence[LoggedChange] = ()) -> None:
+        """Apply what the log holds unfinished (a crash, or a failure, came between recording a
+        change and marking it applied), in the log's order, with ``ours``: the changes this
+        store has just recorded. One of those that another store finished meanwhile is done
+        again from its record (idempotent), so it reaches the articles written since."""
         if not self._unfinished:
             return
         entries = self._changes.unfinished()
-        if entries:
-            log.warning("finishing %d cluster changes left unfinished in %s", len(entries), self._changes.index)
-        self._apply_changes(entries)
+        listed = {e.change_id for e in entries}
+        left = len(listed - {e.change_id for e in ours})
+        if left:
+            log.warning("finishing %d cluster changes left unfinished in %s", left, self._changes.index)
+        entries += [e for e in ours if e.change_id not in listed]
+        self._apply_changes(sorted(entries, key=lambda e: (e.seq, e.change_id)))
 
     def _apply_changes(self, entries: Sequence[LoggedChange]) -> None:
         """Apply ``entries`` in order (each run of merges together); on any failure the rest stay

@@ -130,8 +130,14 @@ def bulk_rounds(
         except elastic_transport.TransportError as exc:
             reason = f"{type(exc).__name__}: {exc.message}"
             log.warning("%s failed (%s); %d articles unacknowledged", what, reason, len(pending) - len(seen))
-            retry.update({aid: reason for aid in pending if aid not in seen})
-            outcome.statuses.update({aid: None for aid in pending if aid not in seen})
+        else:
+            # a conforming server answers every action; an answer cut short (a proxy, a bug) must
+            # not pass the unanswered ones for written
+            reason = "no answer for it in the bulk response"
+            if len(seen) < len(pending):
+                log.warning("%s: %d articles had no answer in the bulk response", what, len(pending) - len(seen))
+        retry.update({aid: reason for aid in pending if aid not in seen})
+        outcome.statuses.update({aid: None for aid in pending if aid not in seen})
         pending = {aid: pending[aid] for aid in retry}
         if not pending:
             break

@@ -118,6 +118,67 @@ def test_a_merge_that_died_after_moving_members_is_finished_not_skipped(log_stor
     _merged(log_store(index=store.alias))
 
 
+def test_a_batch_retried_with_nothing_new_finishes_its_merge_before_the_next_decision(log_store, monkeypatch):
+    """The articles were written, the merge's apply failed (a 429): the retried batch writes no
+    article, and still the merge is finished before anything is decided against the store."""
+    from indexer.errors import StoreUnavailable
+
+    store = log_store()
+    store.write(_two_clusters())
+    monkeypatch.setattr(store, "_move_clusters", _raising_once(store._move_clusters, StoreUnavailable("answered 429")))
+    with pytest.raises(StoreUnavailable):
+        store.write([_bridge()], [MERGE_B_INTO_A])
+    monkeypatch.undo()
+    store.write([], [])  # the retry: every article of the batch is stored already
+    assert _log_states(store) == [APPLIED]
+    _merged(store)
+
+
+def test_articles_decided_into_a_cluster_whose_merge_was_unfinished_join_it_when_it_is_finished(log_store, monkeypatch):
+    store = log_store()
+    store.write(_two_clusters())
+    _crash(monkeypatch, store._changes, "mark", when=lambda entry, state, **_: state in ("applying", "skipped"))
+    with pytest.raises(RuntimeError):
+        store.write([_bridge()], [MERGE_B_INTO_A])
+    monkeypatch.undo()
+    # decided while the merge was still pending: a copy of b joins cluster b
+    store.write([art("b3", cluster="b", dup_of="b", reason="exact", when=T0 + timedelta(hours=5))])
+    _merged(store)
+    assert store.get_many(["b3"])["b3"].cluster_id == "a"
+    assert [m.id for m in store.cluster_members("b")] == []
+
+
+def test_a_split_made_while_another_stores_merge_sat_unfinished_is_not_undone_later(log_store, monkeypatch):
+    """The daemon's merge died before it was marked applied; a person, in a process opened before,
+    then split an article out. The split goes after the merge in the log and in the clusters, as
+    in the embedded store: finishing the merge later does not undo it."""
+    daemon = log_store()
+    browser = log_store(index=daemon.alias)  # open already: it did not see the merge at its start
+    daemon.write(_two_clusters())
+    _crash(monkeypatch, daemon._changes, "mark_applied")
+    with pytest.raises(RuntimeError):
+        daemon.write([_bridge()], [MERGE_B_INTO_A])
+    browser.split_article(ClusterChange("split", into="b", source="a", article_id="b", by="person"))
+    restarted = log_store(index=daemon.alias)
+    got = restarted.get_many(["a", "b", "b2", "x"])
+    assert {i: (a.cluster_id, a.is_canonical) for i, a in got.items()} == {
+        "a": ("a", True), "b": ("b", True), "b2": ("a", False), "x": ("a", False)}
+    assert [(c.kind, c.into, c.source, c.article_id) for c in restarted.cluster_changes()] == [
+        ("merge", "a", "b", "x"), ("split", "b", "a", "b")]
+
+
+def _raising_once(real, error):
+    calls = []
+
+    def once(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise error
+        return real(*args, **kwargs)
+
+    return once
+
+
 def test_a_split_that_died_half_way_is_finished_with_the_canonical_it_elected(log_store, monkeypatch):
     store = log_store()
     store.write([art("c", when=T0 + timedelta(hours=1)),

@@ -118,3 +118,17 @@ def test_band_lookup_pages_past_candidates_max_to_every_match_within_the_bound(e
     assert [a.id for a in bounded] == ["near1", "near3"]
     assert [a.id for a in unbounded] == [a.id for a in far] + ["near1", "near3"]  # write order
     assert bounded[0].title and bounded[0].simhash == base ^ 0b1  # whole articles, not fingerprints
+
+
+def test_a_url_stored_twice_is_found_without_a_warning_about_dropped_matches(es_store, caplog):
+    """The URL lookup asks for one hit (the first stored) on purpose: more copies under the URL
+    are no matches dropped by es.candidates_max."""
+    import dataclasses
+
+    store = es_store()
+    url = "https://n.example/a"
+    store.write([dataclasses.replace(art(f"u{i}", when=T0 + timedelta(hours=i)), url=url, canonical_url=url) for i in range(3)])
+    store.refresh()
+    with caplog.at_level("WARNING"):
+        assert store.find_by_canonical_url([url])[url].id == "u0"
+    assert not [r for r in caplog.records if "only the first" in r.getMessage()]

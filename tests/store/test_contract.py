@@ -118,6 +118,17 @@ def test_band_candidates_beyond_the_distance_bound_are_dropped(store_factory):
     assert sorted(a.id for a in unbounded) == ["exact", "five-bits", "two-bits"]
 
 
+def test_a_query_vector_without_direction_is_near_nothing(store_factory):
+    """An all-zero vector (an embedder's answer for an empty text) has no cosine with anything:
+    no neighbours, in every store (Elasticsearch refuses such a query for cosine, every time)."""
+    store = store_factory()
+    store.write([art("a", vector=unit(1)), art("zero", vector=np.zeros(8, dtype=np.float32))])
+    zero, window = np.zeros(8, dtype=np.float32), TimeWindow(T0 - timedelta(days=1), T0 + timedelta(days=1))
+    found = store.knn([KnnQuery(zero, k=3, min_score=0.3), KnnQuery(zero, k=3, min_score=0.3, window=window),
+                       KnnQuery(unit(1), k=3, min_score=0.5)])
+    assert [[(a.id, round(score, 3)) for a, score in hits] for hits in found] == [[], [], [("a", 1.0)]]
+
+
 def test_knn_orders_by_cosine_with_floor_window_and_exclusion(store_factory):
     store = store_factory()
     q = unit(7)
