@@ -58,8 +58,12 @@ _TITLE_SITE_SUFFIX = re.compile(r"\s*(?:[_|｜丨]|\s-\s|——)\s*[^_|｜丨]{1
 # A page's font-size bar: 字号:大 中 小, with the print and close links after it.
 _FONT_SIZE_BAR = r"字号\s*[:：]?\s*(?:[大中小]\s*){2,3}(?:(?:打印|关闭|纠错|收藏|分享)\s*)*"
 # Names in a byline: two to four characters each, separated by spaces or 、 (张三 李四、王五).
-# Spaces only (never a line break): normalised text has no other blank.
-_NAMES = r"[\u4e00-\u9fff·]{2,4}(?:[ 、,]+[\u4e00-\u9fff·]{2,4}){0,5}"
+# Spaces only (never a line break): normalised text has no other blank. A name is never a role
+# word, and the names, once read, are not read again in shorter pieces (an atomic group): a line
+# of names and roles that then fails to match took exponential time to say so (4x per two names;
+# hours at 190 characters).
+_ROLE_AHEAD = r"(?!通讯员|实习生|记者|摄影)"
+_NAMES = _ROLE_AHEAD + r"[\u4e00-\u9fff·]{2,4}(?:[ 、,]+" + _ROLE_AHEAD + r"[\u4e00-\u9fff·]{2,4}){0,5}"
 # Bullets and rules that decorate furniture lines (◎文/记者 张三, □首席记者 李四, ▲图片来源:...).
 _LINE_DECORATION = re.compile(r"^[•▪►▶◦‣◎□■▲▼△▽●○◆◇★☆※→←↑↓▎▍|丨>\-—_=~*#·\s]+")
 # Headers of the other stories a site lists under an article (相关阅读, 热门推荐, 猜你喜欢...): the
@@ -164,13 +168,13 @@ _BOILERPLATE_LINE = re.compile(
 _INLINE_CREDIT = re.compile(
     r"[(（][^\S\n]*(?:"
     r"(?:记者|编辑|责任编辑|责编|通讯员|实习生|来源|原标题|摄影|供图)(?:[:：/]|[^\S\n])[^()（）\n]{0,40}|"
-    r"[^()（）\n]{1,16}记者[^\S\n]*" + _NAMES + r"(?:[^\S\n]*通讯员[^\S\n]*" + _NAMES + r")?|"
+    r"[^()（）\n]{1,16}记者[^\S\n]*" + _NAMES + r"(?:[^\S\n]*(?:通讯员|实习生|记者|摄影)[^\S\n]*" + _NAMES + r")*|"
     r"(?:图片|配图|题图|视频|图)(?:来源|来自|由|[:：/])[^()（）\n]{0,30}|"
     r"(?:资料图片?|资料照片|网络图片|图片来自网络|图片来源于?网络|视频截图|网络配图|图源网络|受访者供图|图文无关)"
     r")[^\S\n]*[)）]"
 )
 # ``_NAMES`` without the comma: in a lead, what follows a comma is the story (李四 近日,…).
-_BYLINE_NAMES = r"[\u4e00-\u9fff·]{2,4}(?:[ 、]+[\u4e00-\u9fff·]{2,4}){0,5}"
+_BYLINE_NAMES = _ROLE_AHEAD + r"[\u4e00-\u9fff·]{2,4}(?:[ 、]+" + _ROLE_AHEAD + r"[\u4e00-\u9fff·]{2,4}){0,5}"
 _LEAD_BYLINE = (
     r"(?:本报|新华社|中新社)?(?:首席|见习|实习|特约|驻站|全媒体)?(?:"
     r"记者\s*" + _BYLINE_NAMES + r"\s+(?:(?:通讯员|实习生|记者)\s*" + _BYLINE_NAMES + r"\s+)+|"

@@ -566,3 +566,20 @@ def test_a_headline_that_is_page_chrome_cleans_to_nothing(title):
 @pytest.mark.parametrize("title", ["最高法:对遭性侵害的未成年被害人实施转学安置等保护措施", "编辑部的故事:重播", "请关注我们的孩子", "关注民生:城市更新进行时", "下载量最高的app遭下架", "关注民生 关注教育公平", "查看更多新闻的方法", "分享到朋友圈的照片被盗用"])
 def test_a_headline_with_chrome_words_is_kept(title):
     assert clean_title(title) == title
+
+
+def test_a_line_of_names_and_roles_is_cleaned_in_linear_time():
+    """A name never reads a role word (记者, 通讯员...), so a byline-like line that does not match
+    fails at once; it took exponential time (4x per two names, hours at 190 characters) and one
+    record stalled the whole ingest. Run apart, so that the old behaviour fails instead of hanging."""
+    import subprocess
+    import sys
+
+    line = "记者" + "张三 记者" * 36 + "张三。x"
+    code = f"from indexer.cleaning import clean_body; print(clean_body({line!r}))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip()
+
+
+def test_an_inline_credit_lists_every_role():
+    assert clean_body("一男子酒驾引发事故。(中国青年报记者李林实习生王书画)事故原因正在调查。") == "一男子酒驾引发事故。事故原因正在调查。"
