@@ -44,7 +44,8 @@ class QueueSink:
         articles = []
         for i, r in enumerate(records):
             try:
-                article = article_from_record(dict(r), f"crawl item {i}", self.settings.default_tz)
+                article = article_from_record(dict(r), f"crawl item {i}", self.settings.default_tz,
+                                              self.settings.input.max_body_bytes)
             except InvalidArticle as exc:
                 deliveries.append(Delivery(r.get("url", ""), "rejected", None, exc.reason))
                 continue

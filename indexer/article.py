@@ -128,9 +128,11 @@ def article_id_for(url: str, title: str, content: str) -> str:
 
 
 def article_from_record(
-    record: Any, where: str | None = None, default_tz: timezone = timezone(timedelta(hours=8))
+    record: Any, where: str | None = None, default_tz: timezone = timezone(timedelta(hours=8)),
+    max_body_bytes: int | None = None,
 ) -> Article:
-    """Validate one input record. Raises InvalidArticle naming ``where`` and the reason."""
+    """Validate one input record. Raises InvalidArticle naming ``where`` and the reason.
+    ``max_body_bytes``: the most UTF-8 bytes its ``content`` may take (``input.max_body_bytes``)."""
     if not isinstance(record, Mapping):
         raise InvalidArticle(f"record must be a JSON object, got {type(record).__name__}", where)
     title = _text_field(record, "title", where)
@@ -145,7 +147,10 @@ def article_from_record(
             raise InvalidArticle(f"field {name!r} holds binary data, not text", where)
     for name, text in (("id", given_id), ("url", url), ("source", source), ("title", title), ("content", content)):
         _check_text(name, text, where)
-    for name, text, limit in (("id", given_id, MAX_ID_BYTES), ("source", source, MAX_SOURCE_BYTES)):
+    limits = [("id", given_id, MAX_ID_BYTES), ("source", source, MAX_SOURCE_BYTES)]
+    if max_body_bytes is not None:
+        limits.append(("content", content, max_body_bytes))
+    for name, text, limit in limits:
         if (size := len(text.encode("utf-8"))) > limit:
             raise InvalidArticle(f"field {name!r} takes {size} bytes as UTF-8, more than {limit}", where)
     if isinstance(record.get("publish_time"), str):  # the record is queued as it came: it must encode

@@ -40,7 +40,8 @@ class PairComparer:
         InvalidArticle naming it (``names[i]``, else its position)."""
         tz = self.settings.default_tz
         arts = [
-            x if isinstance(x, Article) else article_from_record(x, names[i] if names else f"article {i + 1}", tz)
+            x if isinstance(x, Article) else article_from_record(x, names[i] if names else f"article {i + 1}", tz,
+                                                                 self.settings.input.max_body_bytes)
             for i, x in enumerate(articles)
         ]
         texts = [self.featurizer.text(a) for a in arts]

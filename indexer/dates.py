@@ -28,6 +28,9 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 CST = timezone(timedelta(hours=8))  # China Standard Time
+# Publish times outside these years are placeholders (0001-01-01, 9999-12-31), not dates: the time
+# window and relative dates (昨天) reckoned from them run off the calendar.
+PUBLISH_YEARS = (1800, 2200)
 
 _FULLWIDTH = str.maketrans("０１２３４５６７８９：－／．", "0123456789:-/.")
 _TIME = r"(?:\s*(?P<h>\d{1,2})[:：时](?P<mi>\d{1,2})(?:[:：分](?P<s>\d{1,2})秒?)?)?"
@@ -66,14 +69,17 @@ def parse_time(value: Any, default_tz: timezone = CST, now: datetime | None = No
     if isinstance(value, bool):  # a JSON true/false, which Python would read as the numbers 1 and 0
         raise ValueError(f"not a time: {value!r}")
     if isinstance(value, (int, float)):
-        return _unix_seconds(value)
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=default_tz)
-    if not isinstance(value, str):
+        found = _unix_seconds(value)
+    elif isinstance(value, datetime):
+        found = value if value.tzinfo else value.replace(tzinfo=default_tz)
+    elif not isinstance(value, str):
         raise ValueError(f"not a time: {type(value).__name__} {value!r}")
-    found = find_time(value, now=now, tz=default_tz)
-    if found is None:
-        raise ValueError(f"not a date or time: {value!r} (expected {FORMS})")
+    else:
+        found = find_time(value, now=now, tz=default_tz)
+        if found is None:
+            raise ValueError(f"not a date or time: {value!r} (expected {FORMS})")
+    if not PUBLISH_YEARS[0] <= found.year <= PUBLISH_YEARS[1]:
+        raise ValueError(f"{value!r} is not a publish time: outside the years {PUBLISH_YEARS[0]}-{PUBLISH_YEARS[1]}")
     return found
 
 
@@ -109,7 +115,10 @@ def find_time(text: str | None, now: datetime | None = None, tz: timezone = CST)
         return now.replace(microsecond=0)
     m = _AGO.search(t)
     if m:
-        return (now - int(m["n"]) * _AGO_UNITS[m["unit"]]).replace(microsecond=0)
+        try:
+            return (now - int(m["n"]) * _AGO_UNITS[m["unit"]]).replace(microsecond=0)
+        except OverflowError:  # 99999999天前: before the calendar begins
+            return None
     m = _DAY_WORD.search(t)
     if m:
         day = now - timedelta(days=_DAY_OFFSET[m["word"]])

@@ -240,7 +240,8 @@ class Indexer:
                   outcomes: list[IndexOutcome | None], valid: list[tuple[int, Article, str | None]]) -> None:
         """Parse ``record`` into ``valid`` (with its index in ``outcomes``), or REJECT it there."""
         try:
-            article = record if isinstance(record, Article) else article_from_record(record, loc, self.settings.default_tz)
+            article = record if isinstance(record, Article) else article_from_record(
+                record, loc, self.settings.default_tz, self.settings.input.max_body_bytes)
         except InvalidArticle as exc:
             rid = record.get("id") if isinstance(record, Mapping) else None
             outcomes.append(IndexOutcome(str(rid) if rid is not None else None, Decision.REJECTED, error=exc.reason, where=loc))

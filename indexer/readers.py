@@ -7,6 +7,7 @@ comes out as a ``Rejected`` item naming the place and the reason, and reading go
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import sys
@@ -31,8 +32,8 @@ class Rejected:
 
 
 def detect_format(name: str) -> str:
-    lower = name.lower()
-    if lower.endswith((".csv", ".csv.gz")):
+    lower = name.lower().removesuffix(".gz")
+    if lower.endswith(".csv"):
         return "csv"
     if lower.endswith(".tsv"):
         return "tsv"
@@ -61,12 +62,18 @@ def read_jsonl(stream: BinaryIO, name: str) -> Iterator[Record | Rejected]:
             yield Record(where, json.loads(text))
         except json.JSONDecodeError as exc:
             yield Rejected(where, f"malformed JSON: {exc.msg} at column {exc.colno}", text[:10000])
+        except ValueError as exc:  # an integer of more than 4,300 digits
+            yield Rejected(where, f"malformed JSON: {exc}", text[:10000])
+        except RecursionError:
+            yield Rejected(where, "malformed JSON: nested too deeply", text[:10000])
 
 
 def read_csv(stream: BinaryIO, name: str, delimiter: str = ",") -> Iterator[Record | Rejected]:
     # surrogateescape keeps undecodable bytes addressable per row instead of failing the file.
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="surrogateescape", newline="")
-    reader = csv.reader(text, delimiter=delimiter)
+    # TSV has no quoting: a field opening with " is text (a headline in quotes), not the start
+    # of a quoted field that would run on over tabs and lines into the next records.
+    reader = csv.reader(text, delimiter=delimiter, quoting=csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL)
     try:
         header = next(reader)
     except StopIteration:
@@ -99,7 +106,8 @@ def read_records(path: str, fmt: str | None = None) -> Iterator[Record | Rejecte
     """Records of a file, or of standard input for ``-``."""
     name = "<stdin>" if path == "-" else path
     fmt = fmt or detect_format(name)
-    stream: BinaryIO = sys.stdin.buffer if path == "-" else open(Path(path), "rb")
+    stream: BinaryIO = sys.stdin.buffer if path == "-" else (
+        gzip.open(Path(path), "rb") if name.lower().endswith(".gz") else open(Path(path), "rb"))
     try:
         if fmt == "jsonl":
             yield from read_jsonl(stream, name)

@@ -155,18 +155,45 @@ def test_ingest_refuses_hostile_records_per_line_and_keeps_them_in_the_rejects_f
 
     src = tmp_path / "in.jsonl"
     deep = json.dumps({"id": "deep", "title": "标题", "content": "正文"}, ensure_ascii=False)[:-1] + ', "meta": ' + "[" * 200 + "1" + "]" * 200 + "}"
+    def rec(rid, **fields):
+        return json.dumps({"id": rid, "title": "标题", "content": "正文", **fields}, ensure_ascii=False)
+
     src.write_text("\n".join([
         json.dumps({"id": "ok1", "title": "北京暴雨", "content": "北京今日暴雨，多条道路积水。"}, ensure_ascii=False),
         deep,
         json.dumps({"id": "lone", "title": "标题\ud800", "content": "正文"}),  # "\ud800" as an escape on disk
+        "[" * 100_000,  # deeper than the JSON parser goes
+        '{"n": ' + "1" * 5000 + "}",  # an integer Python will not read
+        rec("ago", publish_time="99999999天前"),
+        rec("min", publish_time="0001-01-01T00:00:00"),  # .NET's placeholder for no date
+        rec("max", publish_time="9999-12-31"),
+        rec("big", content="正" * 700),  # over --set input.max_body_bytes=2000 as UTF-8
         json.dumps({"id": "ok2", "title": "上海晴天", "content": "上海今日晴，气温回升。"}, ensure_ascii=False),
     ]) + "\n", encoding="utf-8")
     rejects = tmp_path / "rejects.jsonl"
     result = CliRunner().invoke(main, ["ingest", str(src), "--store", str(tmp_path / "store"), "--set", "embedding.model=none",
-                                       "--rejects", str(rejects), "--no-progress"])
+                                       "--set", "input.max_body_bytes=2000", "--rejects", str(rejects), "--no-progress"])
     assert result.exit_code == EXIT_REJECTS, result.output
-    assert "new: 2" in result.output and "rejected: 2" in result.output
-    lines = [json.loads(x) for x in rejects.read_text(encoding="utf-8").splitlines()]
-    assert [x["where"].rsplit(":", 1)[1] for x in lines] == ["2", "3"]
+    assert "new: 2" in result.output and "rejected: 8" in result.output
+    lines = sorted((json.loads(x) for x in rejects.read_text(encoding="utf-8").splitlines()),
+                   key=lambda x: int(x["where"].rsplit(":", 1)[1]))
+    assert [x["where"].rsplit(":", 1)[1] for x in lines] == ["2", "3", "4", "5", "6", "7", "8", "9"]
     assert "nested more than" in lines[0]["reason"] and "lone surrogate" in lines[1]["reason"]
     assert lines[1]["record"]["title"] == "标题\ud800"  # kept as it came
+    assert "nested too deeply" in lines[2]["reason"] and "digits" in lines[3]["reason"]
+    assert "not a date or time" in lines[4]["reason"]
+    assert all("outside the years" in x["reason"] for x in lines[5:7])
+    assert "'content' takes 2100 bytes as UTF-8, more than 2000" in lines[7]["reason"]
+
+
+def test_tsv_has_no_quoting_and_compressed_files_are_read(tmp_path):
+    import gzip
+
+    p = tmp_path / "in.tsv"
+    p.write_text('id\ttitle\tcontent\n1\t"快讯 北京暴雨\t正文一\n2\t上海\t正文二\n3\t广州降温"\t正文三\n', encoding="utf-8")
+    items = list(read_records(str(p)))
+    assert [i.data["title"] for i in items] == ['"快讯 北京暴雨', "上海", '广州降温"']
+    for name, body in (("in.csv.gz", "title,content\n北京,正文\n"), ("in.jsonl.gz", '{"title": "北京", "content": "正文"}\n')):
+        packed = tmp_path / name
+        packed.write_bytes(gzip.compress(body.encode()))
+        assert [i.data for i in read_records(str(packed))] == [{"title": "北京", "content": "正文"}]

@@ -33,6 +33,8 @@ from typing import Sequence
 
 import rjieba
 
+from ..dates import CST
+
 # The lead: headline plus this many characters of the body. Reports say what, where and when here.
 LEAD_CHARS = 300
 # A county named without its 县 or 区 (顺义) is read only in the headline and this much of the body,
@@ -153,7 +155,9 @@ def _day_of(publish_time: datetime | date | None) -> date | None:
     if publish_time is None:
         return None
     if isinstance(publish_time, datetime):
-        return publish_time.date()
+        # the day on the reporter's calendar: an RSS stamp in GMT of a Chinese morning's report
+        # (23:30 GMT, 07:30 in Beijing) dates its 今晨 and 昨晚 a day early otherwise
+        return (publish_time.astimezone(CST) if publish_time.tzinfo else publish_time).date()
     if isinstance(publish_time, date):
         return publish_time
     raise TypeError(f"publish_time must be a datetime, a date or None, not {type(publish_time).__name__}")
@@ -178,6 +182,10 @@ def _resolve(year: int | None, month: int | None, day: int, anchor: date | None)
     if not 1 <= day <= 31 or (month is not None and not 1 <= month <= 12):
         return None
     if anchor is None:
+        # a day its month does not have (6月31日, 2月28日至30日) is no date: read in a leap year
+        # when the year is not written
+        if month is not None and _valid(year if year is not None else 2024, month, day) is None:
+            return None
         return EventDate(year if month is not None else None, month, day)
     if year is not None and month is not None:
         d = _valid(year, month, day)

@@ -647,7 +647,7 @@ def _enqueue(body: bytes, ctx: ServiceContext) -> dict:
             results.append({"index": i, "decision": "rejected", "error": parse_errors[i]})
             continue
         try:
-            article = article_from_record(record, f"item {i}", tz)
+            article = article_from_record(record, f"item {i}", tz, ctx.settings.input.max_body_bytes)
         except InvalidArticle as exc:
             results.append({"index": i, "decision": "rejected", "error": exc.reason})
             continue

@@ -265,6 +265,25 @@ def test_without_a_publish_time_dates_stay_partial_and_relative_days_are_dropped
     assert specifics_conflict(a, c) == "event dates differ: 10日 vs 3月14日"
 
 
+def test_a_day_its_month_does_not_have_is_no_date_and_compares_without_error():
+    """Without a publish time a date was kept unchecked: 6月31日 (and the 30日 of 2月28日至30日)
+    raised when two reports' dates were compared, failing the whole batch."""
+    assert dates_in("2023年6月31日，2月30日，2023年2月28日至30日", None) == [EventDate(2023, 2, 28)]
+    a = spec("南京一居民楼火灾", "2023年6月31日凌晨，南京市鼓楼区一居民楼发生火灾。")
+    b = spec("南京一居民楼起火", "2023年7月1日凌晨，南京鼓楼区一栋居民楼起火。")
+    assert specifics_conflict(a, b) is None
+
+
+def test_relative_dates_are_read_on_the_reporters_calendar_whatever_zone_the_time_is_given_in():
+    from indexer.dates import parse_time
+
+    rss = parse_time("Sun, 10 Mar 2024 23:30:00 GMT")  # 07:30 on the 11th in Beijing
+    assert [str(d) for d in dates_in("今晨，昨晚", rss)] == ["2024-03-11", "2024-03-10"]
+    a = spec("一男子深夜驾车撞上护栏", "昨晚11时许，一男子驾车撞上路边护栏。", rss)
+    b = spec("男子驾车撞护栏", "10日晚11时许，一男子驾车撞上路边护栏。", datetime(2024, 3, 11, 7, 30, tzinfo=CST))
+    assert specifics_conflict(a, b) is None
+
+
 def test_datelines_are_not_event_dates():
     when = datetime(2024, 3, 12, 9, tzinfo=CST)
     lead = extract_specifics("南京一居民楼起火", "新华社南京3月12日电 10日凌晨，鼓楼区中山路一居民楼起火。", when)
