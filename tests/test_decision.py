@@ -64,6 +64,9 @@ def test_containment_and_overlap():
     assert containment(shingles(long + "另据报道，明天将转晴。"), shingles(long)) == 1.0
     assert containment(a, b) == 0.0 and containment(a, shingles("")) == 0.0  # too short to tell
     assert title_number_conflict("10月CPI上涨2.1%", "9月CPI上涨2.8%")
+    # one number written two ways
+    assert not title_number_conflict("死亡人数升至12,000人", "死亡人数升至12000人")
+    assert not title_number_conflict("1.5万人参加马拉松", "15000人参加马拉松")
     assert not title_number_conflict("10月CPI上涨2.1%", "统计局：10月CPI涨2.1%，食品涨7%")
     assert not title_number_conflict("CPI公布", "10月CPI上涨2.1%")
     # rounds and episodes: one unit's ordinals sharing no number conflict whatever the subset

@@ -34,6 +34,7 @@ from ..cleaning import fold_regional_words
 from ..settings import DecisionSettings, SimhashSettings
 from .specifics import (
     CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, PROVINCE_NAMES, chinese_number, counties_in_full, is_given_name, listed_with_people,
+    without_thousands_separators,
 )
 
 if TYPE_CHECKING:
@@ -77,7 +78,6 @@ class Verdict:
     score: float
 
 
-_DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
 
 # An ordinal with its unit: the round of a league, the issue of a column, the episode of a series,
@@ -94,12 +94,20 @@ def _ordinals(title: str) -> dict[str, set[float | str]]:
     return out
 
 
+_SCALED_NUMBER = re.compile(r"(\d+(?:\.\d+)?)(万|亿)?")
+
+
+def _title_numbers(title: str) -> set[float]:
+    """A headline's numbers by value: 12,000 and 12000 are one, 1.5万 and 15000 too."""
+    return {float(n) * (10_000 if big == "万" else 100_000_000 if big else 1) for n, big in _SCALED_NUMBER.findall(without_thousands_separators(title))}
+
+
 def title_number_conflict(title_a: str, title_b: str) -> bool:
     """Both headlines carry numbers and neither set contains the other: different figures,
     so different reports (a repost keeps its numbers, a follow-up may add some). Ordinals of one
     unit (第4轮, 第十八轮) that share no number are different rounds or episodes, whatever the
     other numbers: a league's round 4 report may hold every figure of its round 18 headline."""
-    a, b = set(_DIGITS.findall(title_a)), set(_DIGITS.findall(title_b))
+    a, b = _title_numbers(title_a), _title_numbers(title_b)
     if a and b and not (a <= b or b <= a):
         return True
     ord_a, ord_b = _ordinals(title_a), _ordinals(title_b)

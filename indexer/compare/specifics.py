@@ -89,6 +89,8 @@ def chinese_number(text: str) -> float | None:
             section += digit or 0
             total += (section or 1) * _CN_BIG[c]
             section, digit = 0, None
+    if digit and len(text) > 1 and (unit := _CN_UNITS.get(text[-2]) or _CN_BIG.get(text[-2])):
+        digit *= unit // 10  # spoken short: 一万二 is 12,000, 两千三 2,300, 三百五 350
     return float(total + section + (digit or 0))
 
 
@@ -133,7 +135,8 @@ _TIME_OF_DAY = r"(?:凌晨|清晨|早上|早晨|上午|中午|午间|下午|傍�
 _TIME_AFTER_DAY = re.compile(r"[晚早夜]|" + _TIME_OF_DAY)  # also 20号晚 and 21号早
 # 今天 and 今日 date an event only with the time of day after them (今天下午, 今日10时): alone they
 # open commentary and furniture ("今天，小编带大家关注……", "今日头条"), which copies do not share.
-_RELATIVE = re.compile(r"(?:今天|今日)(?=" + _TIME_OF_DAY + r")|今晨|今早|今晚|昨天|昨日|昨晚|昨夜|前天|前日")
+# (前天津市副市长 is a former 天津 official; 今晚报 a newspaper)
+_RELATIVE = re.compile(r"(?:今天|今日)(?=" + _TIME_OF_DAY + r")|今晨|今早|今晚(?!报)|昨天|昨日|昨晚|昨夜|前天(?!津)|前日")
 
 
 # An event named by its date in a headline (昆明7.21公车恐怖袭击事件, “7·20”河南暴雨, 3·01暴恐案): month and
@@ -277,8 +280,11 @@ def _day_distance(a: EventDate, b: EventDate) -> int:
         return min(abs(da - db), 366 - abs(da - db))
     # Day numbers only: the nearest reading across a month end (31, 30, 29 or 28 days long).
     near = abs(a.day - b.day)
-    for length in (28, 29, 30, 31):
-        near = min(near, abs(a.day - b.day - length), abs(a.day - b.day + length))
+    for length in (28, 29, 30, 31):  # the earlier day must be one its month has: 30日 and 2日 are 2 or 3 days apart
+        if a.day <= length:  # a in a month this long, b in the next
+            near = min(near, abs(a.day - b.day - length))
+        if b.day <= length:  # b in it, a in the next
+            near = min(near, abs(a.day - b.day + length))
     return near
 
 
@@ -299,8 +305,10 @@ def _says_the_same_words(surface: str, text: str) -> bool:
 
 def _dates_meet(lead: tuple[EventDate, ...], other: tuple[EventDate, ...], other_text: str) -> bool:
     """Some lead date is within the slack of a date the other report gives, or the other report
-    uses the same words for it (a repost published days later keeps its original's 昨日)."""
-    return any(a.surface and _says_the_same_words(a.surface, other_text) for a in lead) or any(
+    writes the same date in the same words (3月10日 read in two years). A relative day (昨日,
+    今晨) is its day: two trucks that overturned "昨天" in reports six days apart are two events (a
+    verbatim copy published days later is linked by the text layers, before any specifics)."""
+    return any(a.surface and a.surface not in _RELATIVE_DAYS and _says_the_same_words(a.surface, other_text) for a in lead) or any(
         _day_distance(a, b) <= DATE_SLACK_DAYS for a in lead for b in other
     )
 
@@ -338,6 +346,9 @@ _ROLE_NOUNS = {
     "trapped": "被困人数|被困",
 }
 _ROLE_OF_WORD = {w: role for role, words in _ROLE_WORDS.items() for w in words.split("|")}
+_CARERS = re.compile(r"医生|医护|医务|专家|护士")
+_RANGE_JOINERS = "至到-~—～"
+_NUMERALS = "0123456789零〇一二两三四五六七八九十百千万"
 _ROLE_OF_NOUN = {w: role for role, words in _ROLE_NOUNS.items() for w in words.split("|")}
 # Words before a figure that make it an approximation or a count so far (已造成: more may follow).
 _APPROX_BEFORE = (r"(至少|最少|超过|逾|近|将近|约|大约|共约|达到|已达|达|升至|增至|上升至|上升到|增加至|增加到|攀升至|累计|总计|已增至"
@@ -359,7 +370,9 @@ _ROLE_THEN_COUNT = re.compile(
     + r"[^\d\s,.;:!?，。；：！？、()（）]{0,4}?" + _APPROX_BEFORE + r"(" + _NUM + r")" + _APPROX_AFTER + r"(?:" + _HEADS + r")"
 )
 _MAGNITUDE = re.compile(
-    r"(?=[\d里震地强余m至最超逾近将约大共达已升增上攀累总])(?:(里氏|震级为?|震级达|地震|强震|余震|m)\s*" + _APPROX_BEFORE + r"(\d+(?:\.\d)?)\s*级?"
+    r"(?=[\d里震地强余m至最超逾近将约大共达已升增上攀累总])(?:(里氏|震级为?|震级达|地震|强震|余震|(?<![a-z\d])m)\s*" + _APPROX_BEFORE
+    # (地震3人死亡, 余震3次, 宝马m5 are no magnitudes: 级 or a decimal makes one)
+    + r"(\d+(?:\.\d)?)(?:(?<=\.\d)\s*级?|\s*级)"
     r"|" + _APPROX_BEFORE + r"(\d+(?:\.\d)?)级(?:左右的?)?(?:地震|强震|余震|的地震))"
 )
 _MONEY = re.compile(_FIGURE_START + _APPROX_BEFORE + r"(\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+)" + _APPROX_AFTER + r"(万|亿)?元")
@@ -399,8 +412,13 @@ def _figures_at(text: str) -> list[tuple[int, Figure]]:
         role = _ROLE_OF_WORD[word] if word else {"死": "deaths", "亡": "deaths", "伤": "injured"}[short]
         if m.start(2) > 0 and text[m.start(2) - 1].isdigit():
             continue
+        if word == "治疗" and _CARERS.search(m.group()):
+            continue  # 3名医生赶到现场参与治疗: who treat, not who were treated
+        # the upper end of a range (3至5人) is no exact count
+        ranged = m.start(2) > 1 and text[m.start(2) - 1] in _RANGE_JOINERS and text[m.start(2) - 2] in _NUMERALS
         # 万 of 20多万人 and 千万 of 几千万人: the scale of a round figure, as approximate as it
-        fig = _figure(role, number, before, after or (m.start(2) > 0 and text[m.start(2) - 1] in _APPROX_SCALED))
+        fig = _figure(role, number, before or ("" if not ranged else "range"),
+                      after or (m.start(2) > 0 and text[m.start(2) - 1] in _APPROX_SCALED))
         if fig and fig.value > 0:
             found.append((m.start(), fig))
     for m in _ROLE_THEN_COUNT.finditer(text):
@@ -929,6 +947,7 @@ class Specifics:
     named_dates: tuple[tuple[int, int], ...] = ()  # events the headline names by date (7.21事件): (month, day)
     lead_written_dates: tuple[EventDate, ...] = ()  # dates the lead writes with their month (3月1日), however old
     sentences: frozenset[str] = frozenset()  # the body's sentences, compacted (``compact_sentences``)
+    telling: frozenset[str] = frozenset()  # those that tell the event (``telling_sentences``)
     refutation: str = ""  # the word by which the headline refutes a claim (``refutation_in``), or ""
 
 
@@ -946,7 +965,8 @@ _NOT_WORD = re.compile(r"[\W_]+")
 # independent reports of one event may quote a denial in their lead or not (read over the lead,
 # the check cost ecom2022 test F1 0.739 -> 0.716, where the claim and its denial are one event).
 _REFUTATION = re.compile(
-    r"辟谣|(?<!不是)(?<!并非)谣言|系谣|(?<!不)是谣|谣传|(?<![不勿])传谣|造谣|(?<!真的)假的|不实|不属实|假消息|假新闻"
+    r"辟谣|(?<!不是)(?<!并非)谣言|系谣|(?<!不)是谣|谣传|(?<![不勿])传谣|造谣|(?<!真的)(?<![放请休度寒暑病产婚])假的"
+    r"|不实(?![行施现际])|不属实|假消息|假新闻"
     r"|虚假信息|纯属虚构|子虚乌有|编造|并非事实|并无此事|(?:回应|回复|否认|澄清)[^，。,！!？?]{0,30}(?:传言|传闻)"
 )
 
@@ -970,18 +990,37 @@ def compact_sentences(body: str) -> frozenset[str]:
     return frozenset(s for s in out if len(s) >= MIN_SHARED_SENTENCE_CHARS)
 
 
+def telling_sentences(body: str) -> frozenset[str]:
+    """Of ``compact_sentences``, those that state a date, a figure or any digit: what one report
+    says of its event, not the closing lines every report of its kind shares (伤者已被送往医院救治,
+    事故原因正在进一步调查中; 警方提醒广大驾驶人出行注意安全)."""
+    return frozenset(_NOT_WORD.sub("", s) for s in _SENTENCE_END.split(body)
+                     if len(_NOT_WORD.sub("", s)) >= MIN_SHARED_SENTENCE_CHARS
+                     and (any(c.isdigit() for c in s) or _dates_at(s, None) or _figures_at(s)))
+
+
 def copies_of_one_report(a: Specifics, b: Specifics) -> bool:
     """At least two sentences, and half the sentences of the report with fewer, appear word for
-    word in both: the two are cuts of one report (a trimmed repost, another with sentences
-    dropped), whose leads may have slid to different sentences, each with a detail the other cut."""
+    word in both, one of them telling the event (``telling_sentences``): the two are cuts of one
+    report (a trimmed repost, another with sentences dropped), whose leads may have slid to
+    different sentences, each with a detail the other cut. Two reports of two crashes sharing
+    only their stock closing lines are not (they met every count but this one)."""
     shared = len(a.sentences & b.sentences)
-    return shared >= 2 and shared * 2 >= min(len(a.sentences), len(b.sentences))
+    return shared >= 2 and shared * 2 >= min(len(a.sentences), len(b.sentences)) and bool(a.telling & b.telling)
+
+
+_THOUSANDS_SEPARATOR = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+
+
+def without_thousands_separators(text: str) -> str:
+    """1,500 as 1500 (cleaning folds ， to ,: a Hong Kong or Taiwan copy writes 1,500人死亡)."""
+    return _THOUSANDS_SEPARATOR.sub("", text) if "," in text else text
 
 
 def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime | date | None = None) -> Specifics:
     """The specifics of one report from its cleaned headline and body; relative dates (10日, 昨日)
     are resolved against ``publish_time`` when given."""
-    clean_title, clean_body = clean_title or "", clean_body or ""
+    clean_title, clean_body = without_thousands_separators(clean_title or ""), without_thousands_separators(clean_body or "")
     lead = f"{clean_title}\n{clean_body[:LEAD_CHARS]}"
     places = places_in(lead)
     for extra in headline_places(clean_title) + county_places(f"{clean_title}\n{clean_body[:OPENING_CHARS]}"):
@@ -1007,6 +1046,7 @@ def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime 
         lead_written_dates=tuple(dict.fromkeys(d for at, dateline, d in dates
                                                if at < len(lead) and not dateline and d.month is not None and "月" in d.surface)),
         sentences=compact_sentences(clean_body[:TEXT_CHARS]),
+        telling=telling_sentences(clean_body[:TEXT_CHARS]),
         refutation=refutation_in(clean_title),
     )
 

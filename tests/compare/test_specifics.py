@@ -11,6 +11,7 @@ from indexer.compare.specifics import (
     EventDate,
     Figure,
     chinese_number,
+    copies_of_one_report,
     county_places,
     dates_in,
     extract_specifics,
@@ -393,12 +394,40 @@ def test_generic_places_are_not_places(text):
     assert places_in(text) == []
 
 
-def test_a_repost_published_days_later_keeps_its_relative_dates():
-    body = "昨日凌晨，南京市鼓楼区中山路一居民楼发生火灾，造成3人死亡。"
-    original = spec("南京一居民楼起火", body, datetime(2024, 3, 11, 8, tzinfo=CST))
-    late_copy = spec("南京一居民楼起火", body, datetime(2024, 3, 14, 8, tzinfo=CST))
-    assert original.dates != late_copy.dates  # 10 March against 13 March ...
-    assert specifics_conflict(original, late_copy) is None  # ... but both say 昨日
+def test_a_relative_day_is_its_day_even_in_the_same_words():
+    """Two trucks that overturned "昨天" in reports six days apart are two events. (A verbatim
+    copy published days later keeps its 昨日 and is linked by the text layers, before specifics.)"""
+    when = datetime(2024, 3, 10, 9, tzinfo=CST)
+    a = spec("一货车侧翻", "昨天下午，一辆货车在绕城高速侧翻，司机受轻伤。", when)
+    b = spec("一货车侧翻", "昨天下午，一辆货车在绕城高速侧翻，司机受轻伤。", when + timedelta(days=6))
+    assert specifics_conflict(a, b) == "event dates differ: 2024-03-09 vs 2024-03-15"
+    assert specifics_conflict(a, spec("一货车侧翻", "昨天下午，一辆货车在绕城高速侧翻。", when + timedelta(days=1))) is None
+    # a written date read in two years is one date in the same words
+    c = spec("一货车侧翻", "12月30日下午，一辆货车在绕城高速侧翻。", datetime(2023, 12, 31, 9, tzinfo=CST))
+    d = spec("一货车侧翻", "12月30日下午，一辆货车在绕城高速侧翻。", datetime(2024, 1, 3, 9, tzinfo=CST))
+    assert specifics_conflict(c, d) is None
+
+
+def test_relative_day_words_inside_other_words_are_no_dates():
+    when = datetime(2024, 3, 12, 9, tzinfo=CST)
+    assert dates_in("前天津市副市长受审，据今晚报报道", when) == []
+
+
+def test_reports_sharing_only_stock_closing_lines_are_not_cuts_of_one_report():
+    """Two short crash reports ending in the same two stock sentences met the count of shared
+    sentences, and every specifics check was skipped as for two cuts of one report."""
+    tail = "目前，伤者已被送往医院救治，事故原因正在进一步调查中。警方提醒广大驾驶人出行注意安全，文明驾驶。"
+    a = spec("南京鼓楼区发生一起车祸致3人死亡", "3月10日凌晨，南京市鼓楼区中山路发生一起交通事故，造成3人死亡、2人受伤。" + tail,
+             datetime(2024, 3, 10, 9, tzinfo=CST))
+    b = spec("南京江宁区发生一起车祸致1人死亡", "3月14日下午，南京市江宁区天元东路发生一起交通事故，造成1人死亡、5人受伤。" + tail,
+             datetime(2024, 3, 14, 20, tzinfo=CST))
+    assert specifics_conflict(a, b) == "event dates differ: 2024-03-10 vs 2024-03-14"
+    # cuts of one report share a sentence that tells the event: no conflict between their leads
+    story = ("3月10日凌晨，南京市鼓楼区中山路发生一起交通事故，造成3人死亡、2人受伤。肇事司机已被警方控制。"
+             "11日上午，交警部门通报了事故调查的初步结果。")
+    whole = spec("南京鼓楼区车祸致3人死亡", story, datetime(2024, 3, 11, 12, tzinfo=CST))
+    cut = spec("南京车祸后续", story.split("。", 1)[1], datetime(2024, 3, 11, 12, tzinfo=CST))
+    assert copies_of_one_report(whole, cut) and not copies_of_one_report(a, b)
 
 
 def test_a_figure_the_other_report_gives_further_down_is_no_conflict():
@@ -726,3 +755,37 @@ def test_counties_named_without_their_ending_are_places_of_the_lead():
     legend = spec("人间有味是清欢", "据传，刘安广招方术之士，其中较为出名的有苏非、李尚、田由、雷波、伍波、晋昌、毛被、左昊八人。")
     assert all(p.key != "雷波" for p in legend.places)
     assert {"番禺", "增城"} <= {p.key for p in spec("外围楼市", "从花都、南沙、番禺、增城这四个外围区域看，成交回升。").places}
+
+
+def test_figures_are_read_as_written_not_misread():
+    """Each misreading split copies of one report (a review of the comparison core)."""
+    assert [(f.role, f.value) for f in figures_in("云南漾濞地震3人死亡")] == [("deaths", 3.0)]  # no magnitude 3
+    assert figures_in("余震3次") == figures_in("宝马m5") == figures_in("300m2") == []
+    assert [(f.role, f.value) for f in figures_in("里氏6.4级")] == [("magnitude", 6.4)]
+    assert [(f.role, f.value) for f in figures_in("m6.4")] == [("magnitude", 6.4)]
+    assert [(f.value, f.exact) for f in figures_in("3至5人受伤")] == [(5.0, False)]  # a range's end is no count
+    assert figures_in("3名医生赶到现场参与治疗") == []  # who treat, not who were treated
+    assert [f.value for f in figures_in("12名学生被送往医院治疗")] == [12.0]
+    assert [chinese_number(t) for t in ("一万二", "两千三", "三百五", "一百零五", "一千零二")] == [12000, 2300, 350, 105, 1002]
+    # a Hong Kong copy's 1,500 (cleaning folds ， to ,) is 1500
+    when = datetime(2024, 3, 10, 9, tzinfo=CST)
+    hk = spec("强震致1,500人死亡", "10日，强震造成1,500人死亡。", when)
+    assert [f.value for f in hk.figures] == [1500.0]
+    assert specifics_conflict(hk, spec("强震致1500人死亡", "10日，强震造成1500人死亡。", when)) is None
+
+
+def test_a_holiday_is_no_refutation():
+    from indexer.compare.specifics import refutation_in
+
+    assert refutation_in("2024年春节放假的安排公布了") == refutation_in("不实行限号") == ""
+    assert refutation_in("网传消息不实") == "不实" and refutation_in("这张照片是假的") == "假的"
+
+
+def test_days_across_a_month_end_are_counted_in_months_that_have_them():
+    from indexer.compare.specifics import _day_distance
+
+    def apart(x, y):
+        return _day_distance(EventDate(None, None, x), EventDate(None, None, y))
+
+    assert (apart(31, 1), apart(28, 1), apart(1, 31)) == (1, 1, 1)
+    assert apart(30, 2) == apart(2, 30) == 2  # not 0: no 28-day month has a 30th
