@@ -9,11 +9,12 @@ boilerplate or bracketed tags come out equal.
 from __future__ import annotations
 
 import functools
+import html
 import re
 import unicodedata
 from importlib import resources
 
-from .html import html_to_text, is_whole_page, page_text
+from .html import has_closing_tags, html_to_text, is_whole_page, page_text
 
 # Names what these functions make of a text. Exact keys, fingerprints and the cleaned text a store
 # holds are all read from it, so it is part of the fingerprint layout a store records: a store filled
@@ -30,9 +31,14 @@ from .html import html_to_text, is_whole_page, page_text
 # furniture only as a prompt. 9: a part (上, 下) or an exam paper (江苏卷) in brackets at a headline's
 # end stays. 10: a headline of credit fields alone (来源:X 编辑:Y) cleans to nothing. 11: a byline
 # glued to the lead without brackets (记者张三 通讯员李四 ...); page links (1 2 下一页); subscribe
-# prompts (点击上方“X”关注我们), alone or glued to the lead.
-CLEANING_VERSION = "clean11"
+# prompts (点击上方“X”关注我们), alone or glued to the lead. 12: a text that names a tag without
+# closing any element is plain text; notices stop at their sentence and need their own words (a news
+# sentence with 未经授权, 如有侵权 or 声明 in it is kept); a bare 【评论】 heads a commentary, not
+# readers' comments; a byline name is never a role word; HTML entities in plain text are decoded; a
+# headline's line breaks are one space; combining marks (Thai, Devanagari vowels) stay in the exact form.
+CLEANING_VERSION = "clean12"
 
+_VOID_TAG = re.compile(r"<\s*(?:br|img|hr)\b[^<>]*>|<!--", re.I)
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
 
 # 【快讯】 〔关注〕 [视频] （图） 「独家」 ... at the start or end of a title, and any 【…】 anywhere.
@@ -77,8 +83,11 @@ _LIST_HEADER = re.compile(r"^\s*[【\[]?(?:" + _LIST_HEADERS + r")[】\]]?\s*[:�
 # (名字：说的话 123赞) are not the story, and their like counts differ from copy to copy: read as
 # figures substituted, they made the templated-report guard refuse 15 of 275 copies on a probe.
 # The section runs to the next long line (BOILERPLATE_MAX_LINE) or the end.
+# A bare 【评论】 heads a commentary, the story's own section: only a word of readers (网友, 热门...), a
+# list (评论区) or a count (评论(12)) makes the heading a comment section's.
 _COMMENTS_HEADER = re.compile(
-    r"^\s*[【\[]?(?:网友|热门|最新|精彩|全部|读者|用户)?(?:评论|留言|跟帖)(?:区|列表)?[】\]]?\s*[:：>]*\s*(?:[(（]\d+[)）]|\d+条)?\s*$"
+    r"^\s*[【\[]?(?:(?:网友|热门|最新|精彩|全部|读者|用户)(?:评论|留言|跟帖)(?:区|列表)?|(?:评论|留言|跟帖)(?:区|列表)"
+    r"|(?P<bare>评论|留言|跟帖))[】\]]?\s*[:：>]*\s*(?:[(（]\d+[)）]|\d+条|(?(bare)(?!)))\s*$"
 )
 # One listed headline: short, no full stop (a sentence ends the list: the story may go on below it).
 _LIST_NUMBER = re.compile(r"^(?:\d{1,2}|[a-z])\s*[.、)]\s*|^\[\d{1,2}\]\s*")
@@ -101,7 +110,7 @@ _BOILERPLATE_LINE = re.compile(
     r"(?:文章|新闻|稿件|题图|图片|配图|视频|内容|信息)?(?:来源|来自|出处|稿源)\s*[:：|丨].{0,40}|"
     r"(?:图片|配图|题图)?(?:来源于?|来自)网络.{0,20}|"
     # Editors and staff: 责任编辑:X, 责编:X, 编辑 | X, 审核:X, 文/X, 图/X, 编辑邮箱:x@y
-    r"(?:责任|实习|值班|执行|特约)?(?:编辑|责编|主编|编审|美编)\s*(?:邮箱)?\s*[:：/|丨].{0,30}|"
+    r"(?:责任|实习|值班|执行|特约)?(?:编辑|责编|主编|编审|美编)\s*(?:邮箱)?\s*[:：/|丨][^。!?]{0,30}|"
     # (记者: is not here: interviews write their questions so.)
     r"(?:审核|审校|校对|监制|编审|终审|初审|复审|排版|制作|策划|出品|撰文|作者|文|图|摄影|视频|通讯员|统筹|投稿邮箱)\s*[:：/|丨].{0,60}|"
     # Bylines: 记者 张三 报道, 上游新闻见习记者 时婷婷, 本报记者 张三 李四 通讯员 王五
@@ -129,18 +138,19 @@ _BOILERPLATE_LINE = re.compile(
     r".{0,6}(?:广告|推广|赞助)(?:[:：].{0,40})?|"
     r"[【\[(]\s*(?:广告|推广|赞助)\s*[】\])][^。\n]{0,60}|"
     # Copyright and disclaimers: 版权声明:本文来源…, 免责声明:…, 本文仅代表作者观点…
-    r"(?:声明|免责声明|特别声明|版权声明)(?:[:：].*)?|"
-    r".{0,6}(?:版权所有|未经授权|转载请注明|严禁转载|如有侵权|版权归|版权属于|all rights reserved|copyright).*|"
-    r".{0,20}(?:如有|若有|如涉及)(?:版权|侵权).*|"
+    r"(?:免责声明|版权声明)(?:[:：].*)?|(?:声明|特别声明)(?:[:：](?=[^\n]*?(?:转载|版权|侵权|删除|观点|立场|仅供|参考))[^\n]*|[:：])?|"
+    r"[^。\n]{0,6}(?:版权所有|未经(?:授权|许可|允许)[^。\n]{0,6}(?:不得|禁止|严禁|请勿)|转载请注明|严禁转载|版权归[^。\n]{0,12}所有|版权归(?:属于?)?(?:原作者|原创作者|作者|本站|本网|原出处)|版权属于|all rights reserved|copyright\s*(?:©|\(c\)|\d{4})|©).*|"
+    r"[^。\n]{0,20}(?:如有|若有|如涉及)(?:版权|侵权)(?=[^\n]*?(?:删除|联系|告知|处理))[^\n]*|"
     r"(?:本文|文章|该文|此文|以上内容|作品)[^。]{0,30}(?:仅代表|不代表|并不代表)[^。]{0,20}(?:观点|立场).*|"
-    r".{0,40}(?:请|敬请)?(?:联系|告知|通知)(?:我们|本站|本网|小编|管理员|平台)[^。]{0,12}删除.{0,20}|"
+    r"[^。\n]{0,40}(?:请|敬请)(?:联系|告知|通知)(?:我们|本站|本网|小编|管理员|平台)[^。]{0,12}删除.{0,20}|"
+    r"[^。\n]{0,40}(?:侵权|版权)[^。\n]{0,20}(?:联系|告知|通知)(?:我们|本站|本网|小编|管理员|平台)[^。]{0,12}删除.{0,20}|"
     # A site's own disclaimer, however long its sentences: it opens by naming the text, the site or
     # the law and speaks of reposting, copyright or removal (本文转载仅仅是出于传播信息的需要,并不意味着
     # 代表本网站观点…; 依据《信息网络传播权保护条例》…如有侵权…删除; 注:本站稿件未经许可不得转载); or an
     # outlet's 原创 line forbidding reposts (太仓日报原创文章,未经授权不得转载).
-    r"(?:注|声明|特别提示)?[:：]?\s*(?:本文(?:转载|由|出自|来源|经由|系|未经)|本站|本网站|本平台|此稿|本稿"
+    r"(?:注|声明|特别提示)?[:：]?\s*(?:本文(?:转载|由|出自|来源|经由|系|未经)|本站(?!记者)|本网站|本平台|此稿|本稿"
     r"|(?:依据|根据)《信息网络传播权保护条例》)"
-    r"(?=[^\n]*?(?:转载|侵权|版权|删除))[^\n]{0,200}|"
+    r"(?=[^\n]*?(?:转载|侵权|版权|(?:如需|请)[^\n。]{0,8}删除))[^\n]{0,200}|"
     r"[^\n。]{0,16}原创[^\n。]{0,16}(?:严禁|禁止|不得|谢绝)(?:任何)?(?:转载|复制)[^\n]{0,6}|"
     # ... and the second sentence of the common 免责声明, on a line of its own (其原创性以及文中陈述文字和
     # 内容未经本站证实,…,请读者仅作参考,并请自行核实相关内容。)
@@ -148,7 +158,7 @@ _BOILERPLATE_LINE = re.compile(
     # Comment rules and feed notes under every page of a site (华声在线提醒您:请理性评论、文明发言,勿发布…;
     # 您可以在客户端借助于支持rss的聚合工具软件…): shared by every article of the site, they made two
     # readers' complaints "copies of one report" (ccf2019_inews).
-    r"[^\n。]{0,20}(?:理性评论|文明发言|文明评论)[^\n]{0,160}|"
+    r"[^\n。]{0,20}请[您你]?(?:理性评论|文明发言|文明评论)[^\n]{0,160}|"
     r"[^\n。]{0,30}支持rss[^\n]{0,80}|"
     # Site footers: registration, report and hotline numbers, postcodes. Never a line with a full stop:
     # 记者拨打了该公司的举报电话,无人接听。 is the story's.
@@ -224,7 +234,10 @@ _INVISIBLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2060\ufe
 
 
 def looks_like_html(text: str) -> bool:
-    return bool(_HTML_HINT.search(text[:20000]))
+    """A tag of a story's markup near the start, and elements closed (``has_closing_tags``) or a
+    line break or image tag, which stand alone: not a plain text that names a tag."""
+    head = text[:20000]
+    return bool(_HTML_HINT.search(head)) and (has_closing_tags(head) or _VOID_TAG.search(head) is not None)
 
 
 _FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
@@ -376,9 +389,14 @@ def fold_regional_words(text: str) -> str:
     return pattern.sub(lambda m: canonical[m.group()], text)
 
 
+_ENTITY = re.compile(r"&(?:[a-z]{2,8}|#\d{2,6}|#x[0-9a-f]{2,5});", re.I)
+
+
 def normalize(text: str) -> str:
     """NFKC (full width to half width, compatibility forms), traditional characters folded to
     simplified, literal \\n escapes as line breaks, lower case, unified spaces."""
+    if "&" in text and _ENTITY.search(text):  # &ldquo; &nbsp; &#8220; written into plain text (markup is parsed before)
+        text = html.unescape(text)
     text = fold_script(_INVISIBLE.sub("", nfkc(text)))
     if "\\" in text:
         text = _LITERAL_ESCAPE.sub(_unescape_whitespace, text)
@@ -437,7 +455,7 @@ _TITLE_HOOK = re.compile(r"^[^!?:。\s]{1,6}[!:]\s*")
 def clean_title(title: str) -> str:
     if looks_like_html(title):
         title = html_to_text(title)
-    text = normalize(title).replace("\n", " ")
+    text = _SPACES.sub(" ", normalize(title).replace("\n", " "))  # a line break is one space, as typed
     stripped = strip_title_tags(text)
     bare = _LINE_DECORATION.sub("", stripped or text)
     if any(_CHROME_TITLE.fullmatch(t.strip(" !?:。")) for t in (bare, _TITLE_HOOK.sub("", bare))):
@@ -543,7 +561,16 @@ def _all_furniture(line: str, bare: str) -> bool:
     return len(line) <= BOILERPLATE_MAX_LINE and (not bare or _BOILERPLATE_LINE.match(bare) is not None)
 
 
-_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+def _marks() -> str:
+    """A character class body of the combining marks of the Basic Multilingual Plane (categories Mn
+    and Mc), less variation selectors: the vowel signs of Thai, Devanagari and their kin are part of
+    the word (กิน and กัน differ only in theirs), though ``\\W`` counts them as punctuation."""
+    marks = (chr(c) for c in range(0x300, 0x10000) if unicodedata.category(chr(c)) in ("Mn", "Mc")
+             and not 0xFE00 <= c <= 0xFE0F)
+    return "".join(re.escape(m) for m in marks)
+
+
+_NON_WORD = re.compile(r"[^\w" + _marks() + r"]+|_+", re.UNICODE)
 
 
 def exact_form(text: str) -> str:

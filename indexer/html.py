@@ -40,6 +40,15 @@ _SPACES = re.compile(r"[ \t\r\f\v\u3000\xa0]+")
 # story's own markup holds. Looked for near the start, where a page has them.
 _PAGE_MARK = re.compile(r"<(?:!doctype\s+html|html|head|body|nav)[\s>]", re.I)
 PAGE_MARK_CHARS = 20_000
+# Markup closes its elements; a plain text that names a tag (插入<script>标签; HTML5 新增了<nav>、
+# <header>等) does not, and read as markup it lost everything after the tag (the text of an
+# unclosed <script> is no text) or was taken for a whole page.
+_CLOSING_TAG = re.compile(r"</\s*[a-z][a-z0-9]*\s*>", re.I)
+
+
+def has_closing_tags(text: str) -> bool:
+    """Whether ``text`` closes an element within its first PAGE_MARK_CHARS characters."""
+    return _CLOSING_TAG.search(text, 0, PAGE_MARK_CHARS) is not None
 
 
 def parse_html(text: str) -> BeautifulSoup:
@@ -85,8 +94,9 @@ def html_to_text(html: str) -> str:
 
 def is_whole_page(text: str) -> bool:
     """``text`` is a whole web page, not a story's own markup: it has a doctype, an <html>, <head> or
-    <body> tag, or a <nav> element within its first PAGE_MARK_CHARS characters."""
-    return _PAGE_MARK.search(text, 0, PAGE_MARK_CHARS) is not None
+    <body> tag, or a <nav> element within its first PAGE_MARK_CHARS characters, and is markup
+    (``has_closing_tags``)."""
+    return _PAGE_MARK.search(text, 0, PAGE_MARK_CHARS) is not None and has_closing_tags(text)
 
 
 def main_text(html: str, url: str = "") -> str | None:

@@ -583,3 +583,56 @@ def test_a_line_of_names_and_roles_is_cleaned_in_linear_time():
 
 def test_an_inline_credit_lists_every_role():
     assert clean_body("一男子酒驾引发事故。(中国青年报记者李林实习生王书画)事故原因正在调查。") == "一男子酒驾引发事故。事故原因正在调查。"
+
+
+def test_a_plain_text_that_names_a_tag_is_not_read_as_markup():
+    """An unclosed <script> in plain text hid everything after it (two security stories cleaned to
+    one exact text), and a mention of <nav> made a text a whole saved page."""
+    a = clean_body("攻击者只需在评论框中插入<script>标签，即可窃取用户的登录信息。厂商已发布补丁。")
+    b = clean_body("攻击者只需在评论框中插入<script>标签，即可远程控制服务器。目前尚无补丁。")
+    assert "窃取用户的登录信息" in a and a != b
+    assert clean_body("html5 标准新增了<nav>、<header>等语义标签。\n浏览器厂商纷纷跟进。").endswith("浏览器厂商纷纷跟进。")
+    assert not is_whole_page("html5 标准新增了<nav>、<header>等语义标签。")
+    assert clean_body("<p>第一段</p><p>第二段</p>") == clean_body("第一段<br>第二段") == "第一段\n第二段"
+
+
+@pytest.mark.parametrize("sentence", [
+    "该公司未经授权，擅自使用他人注册商标生产销售白酒，被法院判赔50万元。",
+    "张某多次通知平台要求删除相关视频，但一直未果。",
+    "律师提醒，如有侵权行为发生，权利人可以向法院起诉。",
+    "网友纷纷呼吁理性评论，不要对当事人进行网络暴力。",
+    "本平台已删除违规内容1.2万条，处置违规账号300个。",
+    "本站记者调查发现，多家网店仍在销售盗版图书，涉嫌侵犯版权。",
+    "声明：经核查，网传我公司董事长被带走调查的消息不实。",
+    "主编：我们的杂志已经办了三十年，今后还会继续办下去。",
+    "版权归属问题引发争议，双方各执一词。",
+    "Copyright lawsuits against AI companies are piling up.",
+])
+def test_news_sentences_that_use_a_notices_words_are_kept(sentence):
+    assert clean_body(f"第一段说明事件。\n{sentence}\n最后一段。").count("\n") == 2
+
+
+@pytest.mark.parametrize("notice", [
+    "版权所有 © 2024 新华网", "未经授权不得转载", "如有侵权，请联系我们删除", "本站部分内容来源于网络，如有侵权请联系删除",
+    "华声在线提醒您:请理性评论、文明发言,勿发布违法信息", "免责声明:本文仅代表作者观点", "声明:本文转载自网络,版权归原作者所有",
+    "特别声明:", "Copyright © 2024 Example News. All Rights Reserved.", "版权归属原作者", "如涉及版权问题，请作者持权属证明与本网联系",
+    "本文来源于网络，如需删除请联系",
+])
+def test_notices_are_still_removed(notice):
+    assert clean_body(f"第一段说明事件。\n{notice}\n最后一段。") == "第一段说明事件。\n最后一段。"
+
+
+def test_a_commentary_heading_is_not_a_comment_section():
+    story = "第一段说明事件。\n【评论】\n这一做法值得推广,它让群众少跑腿。\n各地也应借鉴。"
+    assert clean_body(story).endswith("各地也应借鉴。")
+    assert clean_body("第一段说明事件。\n网友评论 (12)\n张三:说得好 12赞") == "第一段说明事件。"
+
+
+def test_entities_in_plain_text_and_line_breaks_in_headlines_read_as_meant():
+    assert clean_body("他说&ldquo;我们会坚持&rdquo;。") == clean_body("他说“我们会坚持”。")
+    assert clean_title("北京暴雨\n\n多条道路积水") == clean_title("北京暴雨 多条道路积水") == "北京暴雨 多条道路积水"
+
+
+def test_vowel_signs_are_part_of_the_exact_form():
+    assert exact_form("กินข้าว") != exact_form("กันข้าว") and exact_form("किताब") != exact_form("कताब")
+    assert exact_form("北京, 暴雨! a_b ❤️") == "北京暴雨ab"
