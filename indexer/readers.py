@@ -1,7 +1,9 @@
 """Input files: JSON Lines or CSV records, each tagged with where it came from (``file:line``).
 
 Reading never stops at a bad record: a line that is not valid UTF-8, not JSON, or not an object
-comes out as a ``Rejected`` item naming the place and the reason, and reading goes on.
+comes out as a ``Rejected`` item naming the place and the reason, and reading goes on. Its ``raw``
+is the whole line, its undecodable bytes as lone surrogates (U+DC80-U+DCFF, Python's
+``surrogateescape``), which the rejects file keeps as JSON escapes: the line can be rebuilt byte for byte.
 """
 
 from __future__ import annotations
@@ -54,18 +56,18 @@ def read_jsonl(stream: BinaryIO, name: str) -> Iterator[Record | Rejected]:
         where = f"{name}:{lineno}"
         text, error = _decode(raw)
         if error:
-            yield Rejected(where, error, raw.decode("utf-8", "replace")[:10000])
+            yield Rejected(where, error, raw.decode("utf-8", "surrogateescape"))
             continue
         if not text.strip():
             continue
         try:
             yield Record(where, json.loads(text))
         except json.JSONDecodeError as exc:
-            yield Rejected(where, f"malformed JSON: {exc.msg} at column {exc.colno}", text[:10000])
+            yield Rejected(where, f"malformed JSON: {exc.msg} at column {exc.colno}", text)
         except ValueError as exc:  # an integer of more than 4,300 digits
-            yield Rejected(where, f"malformed JSON: {exc}", text[:10000])
+            yield Rejected(where, f"malformed JSON: {exc}", text)
         except RecursionError:
-            yield Rejected(where, "malformed JSON: nested too deeply", text[:10000])
+            yield Rejected(where, "malformed JSON: nested too deeply", text)
 
 
 def read_csv(stream: BinaryIO, name: str, delimiter: str = ",") -> Iterator[Record | Rejected]:
@@ -94,10 +96,10 @@ def read_csv(stream: BinaryIO, name: str, delimiter: str = ",") -> Iterator[Reco
             continue
         joined = delimiter.join(row)
         if any("\udc80" <= ch <= "\udcff" for ch in joined):
-            yield Rejected(where, "invalid UTF-8 (re-encode the file as UTF-8)", joined.encode("utf-8", "surrogateescape").decode("utf-8", "replace")[:10000])
+            yield Rejected(where, "invalid UTF-8 (re-encode the file as UTF-8)", joined)
             continue
         if len(row) != width:
-            yield Rejected(where, f"malformed CSV: {len(row)} fields, header has {width}", joined[:10000])
+            yield Rejected(where, f"malformed CSV: {len(row)} fields, header has {width}", joined)
             continue
         yield Record(where, {k: v for k, v in zip(header, row) if k})
 

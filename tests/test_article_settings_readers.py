@@ -80,6 +80,10 @@ def test_jsonl_reader_rejects_bad_lines_and_goes_on(tmp_path):
     assert items[1].where.endswith("in.jsonl:2") and "malformed JSON" in items[1].reason
     assert items[2].where.endswith("in.jsonl:4") and "UTF-8" in items[2].reason
     assert items[3].data == {"title": "b"}
+    # a rejected line is kept whole, its undecodable bytes recoverable
+    assert items[2].raw.encode("utf-8", "surrogateescape") == b"\xff\xfe\n"
+    p.write_text("{" + "x" * 50_000 + "\n", encoding="utf-8")
+    assert len(next(iter(read_records(str(p)))).raw) == 50_002
 
 
 def test_csv_reader_handles_quotes_bom_and_bad_rows(tmp_path):
