@@ -34,7 +34,7 @@ from .html import has_closing_tags, html_to_text, is_whole_page, page_text
 # prompts (点击上方“X”关注我们), alone or glued to the lead. 12: a text that names a tag without
 # closing any element is plain text; notices stop at their sentence and need their own words (a news
 # sentence with 未经授权, 如有侵权 or 声明 in it is kept); a bare 【评论】 heads a commentary, not
-# readers' comments; a byline name is never a role word; HTML entities in plain text are decoded; a
+# readers' comments; a byline name is never a role word; 通报消息 and 发布新闻消息 are no outlet's dateline; HTML entities in plain text are decoded; a
 # headline's line breaks are one space; combining marks (Thai, Devanagari vowels) stay in the exact form.
 CLEANING_VERSION = "clean12"
 
@@ -198,7 +198,8 @@ _LEADING_DATELINE_SOURCE = re.compile(
     r"本报讯|本网讯|本台讯|"
     r"据[^，,。\n]{0,20}(?:报道|消息)[，,]|"
     r"[\w·.\-]{1,24}?\s*(?:\([\w·]{1,8}\))?\s*(?:(?:\d{4}\s*年\s*)?\d{1,2}\s*月\s*)?\d{1,2}\s*日\s*(?:电|讯|消息)(?=[\s,:(]|$)|"
-    r"[\w·\-]{1,16}?(?:网|报|社|台|在线|新闻|头条|客户端)(?:讯|消息)(?=[\s,:(]|$)"
+    # (not a verb's: 警方通报消息, 市政府发布新闻消息 open the story)
+    r"[\w·\-]{1,16}?(?:网|(?<![通公汇举情预警简])报|社|台|在线|(?<!发布)新闻|头条|客户端)(?:讯|消息)(?=[\s,:(]|$)"
     r")[\s,:]*(?:\([^()\n]{1,30}\)\s*)?|"
     # a byline glued to the lead without brackets, told by its spaces or by a second role (记者张三
     # 通讯员李四 ..., 本报记者 张三 ...): a name's last character and the story's first are never

@@ -636,3 +636,9 @@ def test_entities_in_plain_text_and_line_breaks_in_headlines_read_as_meant():
 def test_vowel_signs_are_part_of_the_exact_form():
     assert exact_form("กินข้าว") != exact_form("กันข้าว") and exact_form("किताब") != exact_form("कताब")
     assert exact_form("北京, 暴雨! a_b ❤️") == "北京暴雨ab"
+
+
+def test_a_verb_of_reporting_is_not_an_outlets_dateline():
+    assert clean_body("警方通报消息，一名男子在商场内持刀伤人。") == "警方通报消息,一名男子在商场内持刀伤人。"
+    assert clean_body("市政府发布新闻消息，全市将开展整治行动。").startswith("市政府发布新闻消息")
+    assert clean_body("人民日报消息，国务院今日召开常务会议。") == "国务院今日召开常务会议。"
