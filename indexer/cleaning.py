@@ -83,11 +83,12 @@ _LIST_HEADER = re.compile(r"^\s*[【\[]?(?:" + _LIST_HEADERS + r")[】\]]?\s*[:�
 # (名字：说的话 123赞) are not the story, and their like counts differ from copy to copy: read as
 # figures substituted, they made the templated-report guard refuse 15 of 275 copies on a probe.
 # The section runs to the next long line (BOILERPLATE_MAX_LINE) or the end.
-# A bare 【评论】 heads a commentary, the story's own section: only a word of readers (网友, 热门...), a
-# list (评论区) or a count (评论(12)) makes the heading a comment section's.
+# A bare 【评论】 heads a commentary, the story's own section, unless readers' comments follow it
+# (``_opens_comments``); a word of readers (网友, 热门...), a list (评论区) or a count (评论(12))
+# makes the heading a comment section's.
 _COMMENTS_HEADER = re.compile(
     r"^\s*[【\[]?(?:(?:网友|热门|最新|精彩|全部|读者|用户)(?:评论|留言|跟帖)(?:区|列表)?|(?:评论|留言|跟帖)(?:区|列表)"
-    r"|(?P<bare>评论|留言|跟帖))[】\]]?\s*[:：>]*\s*(?:[(（]\d+[)）]|\d+条|(?(bare)(?!)))\s*$"
+    r"|(?P<bare>评论|留言|跟帖))[】\]]?\s*[:：>]*\s*(?P<count>[(（]\d+[)）]|\d+条)?\s*$"
 )
 # One listed headline: short, no full stop (a sentence ends the list: the story may go on below it).
 _LIST_NUMBER = re.compile(r"^(?:\d{1,2}|[a-z])\s*[.、)]\s*|^\[\d{1,2}\]\s*")
@@ -110,7 +111,7 @@ _BOILERPLATE_LINE = re.compile(
     r"(?:文章|新闻|稿件|题图|图片|配图|视频|内容|信息)?(?:来源|来自|出处|稿源)\s*[:：|丨].{0,40}|"
     r"(?:图片|配图|题图)?(?:来源于?|来自)网络.{0,20}|"
     # Editors and staff: 责任编辑:X, 责编:X, 编辑 | X, 审核:X, 文/X, 图/X, 编辑邮箱:x@y
-    r"(?:责任|实习|值班|执行|特约)?(?:编辑|责编|主编|编审|美编)\s*(?:邮箱)?\s*[:：/|丨][^。!?]{0,30}|"
+    r"(?:责任|实习|值班|执行|特约)?(?:编辑|责编|主编|编审|美编)\s*(?:邮箱)?\s*[:：/|丨](?:[^。!?]{0,30}|[^。!?,，]{0,12}[。!])|"
     # (记者: is not here: interviews write their questions so.)
     r"(?:审核|审校|校对|监制|编审|终审|初审|复审|排版|制作|策划|出品|撰文|作者|文|图|摄影|视频|通讯员|统筹|投稿邮箱)\s*[:：/|丨].{0,60}|"
     # Bylines: 记者 张三 报道, 上游新闻见习记者 时婷婷, 本报记者 张三 李四 通讯员 王五
@@ -138,11 +139,13 @@ _BOILERPLATE_LINE = re.compile(
     r".{0,6}(?:广告|推广|赞助)(?:[:：].{0,40})?|"
     r"[【\[(]\s*(?:广告|推广|赞助)\s*[】\])][^。\n]{0,60}|"
     # Copyright and disclaimers: 版权声明:本文来源…, 免责声明:…, 本文仅代表作者观点…
-    r"(?:免责声明|版权声明)(?:[:：].*)?|(?:声明|特别声明)(?:[:：](?=[^\n]*?(?:转载|版权|侵权|删除|观点|立场|仅供|参考))[^\n]*|[:：])?|"
-    r"[^。\n]{0,6}(?:版权所有|未经(?:授权|许可|允许)[^。\n]{0,6}(?:不得|禁止|严禁|请勿)|转载请注明|严禁转载|版权归[^。\n]{0,12}所有|版权归(?:属于?)?(?:原作者|原创作者|作者|本站|本网|原出处)|版权属于|all rights reserved|copyright\s*(?:©|\(c\)|\d{4})|©).*|"
-    r"[^。\n]{0,20}(?:如有|若有|如涉及)(?:版权|侵权)(?=[^\n]*?(?:删除|联系|告知|处理))[^\n]*|"
+    r"(?:免责声明|版权声明)(?:[:：].*)?|(?:声明|特别声明)(?:[:：](?=[^\n]*?(?:转载|版权|侵权|删除|观点|立场|仅供|参考|信息存储|上传|网络|原创|文责|本文|以上内容|本站|本平台))[^\n]*|[:：])?|"
+    r"[^。\n]{0,6}(?:版权所有|未经(?:授权|许可|允许)[^。\n]{0,6}(?:不得|禁止|严禁|请勿)(?:任何)?[^。\n]{0,4}(?:转载|复制|摘编|镜像|转发|使用本)|版权归属[:：]|转载请注明|严禁转载|版权归[^。\n]{0,12}所有|版权归(?:属于?)?(?:原作者|原创作者|作者|本站|本网|原出处)|版权属于|all rights reserved|copyright\s*(?:©|\(c\)|\d{4}|by\b)|©).*|"
+    r"[^。\n,，]{0,12}(?:如有|若有|如涉及)(?:版权|侵权)[^\n]*|"  # opening the line: a notice
+    r"[^。\n]{0,20}(?:如有|若有|如涉及)(?:版权|侵权)(?=[^\n]*?(?:删除|联系|告知|处理|私信|留言|谅解|沟通))[^\n]*|"
     r"(?:本文|文章|该文|此文|以上内容|作品)[^。]{0,30}(?:仅代表|不代表|并不代表)[^。]{0,20}(?:观点|立场).*|"
     r"[^。\n]{0,40}(?:请|敬请)(?:联系|告知|通知)(?:我们|本站|本网|小编|管理员|平台)[^。]{0,12}删除.{0,20}|"
+    r"[^。\n,，]{0,12}(?:联系|告知|通知)(?:我们|本站|本网|小编|管理员|平台)[^。,，]{0,12}删除[^。\n]{0,6}|"
     r"[^。\n]{0,40}(?:侵权|版权)[^。\n]{0,20}(?:联系|告知|通知)(?:我们|本站|本网|小编|管理员|平台)[^。]{0,12}删除.{0,20}|"
     # A site's own disclaimer, however long its sentences: it opens by naming the text, the site or
     # the law and speaks of reposting, copyright or removal (本文转载仅仅是出于传播信息的需要,并不意味着
@@ -158,7 +161,7 @@ _BOILERPLATE_LINE = re.compile(
     # Comment rules and feed notes under every page of a site (华声在线提醒您:请理性评论、文明发言,勿发布…;
     # 您可以在客户端借助于支持rss的聚合工具软件…): shared by every article of the site, they made two
     # readers' complaints "copies of one report" (ccf2019_inews).
-    r"[^\n。]{0,20}请[您你]?(?:理性评论|文明发言|文明评论)[^\n]{0,160}|"
+    r"[^\n。]{0,20}请[您你]?(?:理性评论|文明发言|文明评论)[^\n]{0,160}|[^\n。]{0,20}(?:理性评论|文明发言|文明评论)[^\n。]{0,160}|"
     r"[^\n。]{0,30}支持rss[^\n]{0,80}|"
     # Site footers: registration, report and hotline numbers, postcodes. Never a line with a full stop:
     # 记者拨打了该公司的举报电话,无人接听。 is the story's.
@@ -238,7 +241,9 @@ def looks_like_html(text: str) -> bool:
     """A tag of a story's markup near the start, and elements closed (``has_closing_tags``) or a
     line break or image tag, which stand alone: not a plain text that names a tag."""
     head = text[:20000]
-    return bool(_HTML_HINT.search(head)) and (has_closing_tags(head) or _VOID_TAG.search(head) is not None)
+    hints = _HTML_HINT.findall(head, 0)
+    return bool(hints) and (has_closing_tags(head) or _VOID_TAG.search(head) is not None or len(hints) > 1
+                            or head.lstrip().startswith("<"))  # </p> is optional: <p>一段<p>二段
 
 
 _FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
@@ -396,8 +401,8 @@ _ENTITY = re.compile(r"&(?:[a-z]{2,8}|#\d{2,6}|#x[0-9a-f]{2,5});", re.I)
 def normalize(text: str) -> str:
     """NFKC (full width to half width, compatibility forms), traditional characters folded to
     simplified, literal \\n escapes as line breaks, lower case, unified spaces."""
-    if "&" in text and _ENTITY.search(text):  # &ldquo; &nbsp; &#8220; written into plain text (markup is parsed before)
-        text = html.unescape(text)
+    if "&" in text:  # &ldquo; &nbsp; &#8220; written into plain text (markup is parsed before); not a URL's &sect=2
+        text = _ENTITY.sub(lambda m: html.unescape(m.group()), text)
     text = fold_script(_INVISIBLE.sub("", nfkc(text)))
     if "\\" in text:
         text = _LITERAL_ESCAPE.sub(_unescape_whitespace, text)
@@ -465,18 +470,35 @@ def clean_title(title: str) -> str:
     return (stripped or text).strip()
 
 
+# A reader's comment: a name and what they said (张三:说得好), or a like count or floor number.
+_COMMENT_LINE = re.compile(r"^[^:：。!?]{1,20}[:：]\S|\d+\s*赞\s*$|^\d+\s*楼")
+
+
+def _opens_comments(bare: str, source: list[str], at: int) -> bool:
+    """``bare`` heads a comment section: a heading that says so (网友评论, 评论区, 评论(12)), or a
+    bare 评论 heading whose next line is a reader's comment (else it heads a commentary)."""
+    m = _COMMENTS_HEADER.match(bare)
+    if m is None:
+        return False
+    if not m.group("bare") or m.group("count"):
+        return True
+    following = next((x.strip() for x in source[at + 1:] if x.strip()), "")
+    return _COMMENT_LINE.search(following) is not None
+
+
 def clean_body(content: str) -> str:
     """Body text without markup and repost furniture, one paragraph per line. A whole saved page is
     read as its main content (indexer/html.py page_text)."""
     if looks_like_html(content) or is_whole_page(content):
         content = page_text(content)
     lines, listing, comments = [], False, False
-    for line in unwrapped(normalize(content).split("\n")):
+    source = list(unwrapped(normalize(content).split("\n")))
+    for at, line in enumerate(source):
         text = line.strip()
         bare = _LINE_DECORATION.sub("", text)  # read by every line rule below
         if listing and bare and _listed_headline(text, bare):
             continue
-        comments = bool(_COMMENTS_HEADER.match(bare)) or (comments and len(bare) <= BOILERPLATE_MAX_LINE)
+        comments = _opens_comments(bare, source, at) or (comments and len(bare) <= BOILERPLATE_MAX_LINE)
         if comments:
             continue
         listing = bool(_LIST_HEADER.match(bare)) or (listing and not bare)

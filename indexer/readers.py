@@ -2,8 +2,9 @@
 
 Reading never stops at a bad record: a line that is not valid UTF-8, not JSON, or not an object
 comes out as a ``Rejected`` item naming the place and the reason, and reading goes on. Its ``raw``
-is the whole line, its undecodable bytes as lone surrogates (U+DC80-U+DCFF, Python's
-``surrogateescape``), which the rejects file keeps as JSON escapes: the line can be rebuilt byte for byte.
+is the whole line (a CSV row: its fields joined again), undecodable bytes as lone surrogates
+(U+DC80-U+DCFF, Python's ``surrogateescape``), which the rejects file keeps as JSON escapes: a
+JSON line can be rebuilt byte for byte.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import gzip
 import io
 import json
 import sys
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator
@@ -73,9 +75,7 @@ def read_jsonl(stream: BinaryIO, name: str) -> Iterator[Record | Rejected]:
 def read_csv(stream: BinaryIO, name: str, delimiter: str = ",") -> Iterator[Record | Rejected]:
     # surrogateescape keeps undecodable bytes addressable per row instead of failing the file.
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="surrogateescape", newline="")
-    # TSV has no quoting: a field opening with " is text (a headline in quotes), not the start
-    # of a quoted field that would run on over tabs and lines into the next records.
-    reader = csv.reader(text, delimiter=delimiter, quoting=csv.QUOTE_NONE if delimiter == "\t" else csv.QUOTE_MINIMAL)
+    reader = csv.reader(text, delimiter=delimiter)
     try:
         header = next(reader)
     except StopIteration:
@@ -101,6 +101,12 @@ def read_csv(stream: BinaryIO, name: str, delimiter: str = ",") -> Iterator[Reco
         if len(row) != width:
             yield Rejected(where, f"malformed CSV: {len(row)} fields, header has {width}", joined)
             continue
+        if delimiter == "\t" and any("\t" in cell for cell in row):
+            # TSV writers (Python's csv, pandas) quote a field with a quote or a line break in it,
+            # but a tab inside a field is a quote opened and never closed ("快讯 北京暴雨): the
+            # rows after it were read into this one
+            yield Rejected(where, "malformed TSV: a field holds a tab (a quote opened and not closed?)", joined)
+            continue
         yield Record(where, {k: v for k, v in zip(header, row) if k})
 
 
@@ -110,13 +116,19 @@ def read_records(path: str, fmt: str | None = None) -> Iterator[Record | Rejecte
     fmt = fmt or detect_format(name)
     stream: BinaryIO = sys.stdin.buffer if path == "-" else (
         gzip.open(Path(path), "rb") if name.lower().endswith(".gz") else open(Path(path), "rb"))
+    read = 0
     try:
         if fmt == "jsonl":
-            yield from read_jsonl(stream, name)
+            items = read_jsonl(stream, name)
         elif fmt in ("csv", "tsv"):
-            yield from read_csv(stream, name, "," if fmt == "csv" else "\t")
+            items = read_csv(stream, name, "," if fmt == "csv" else "\t")
         else:
             raise ValueError(f"unknown input format {fmt!r} (jsonl, csv, tsv)")
+        for item in items:
+            read += 1
+            yield item
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:  # a truncated or corrupt .gz: what came before stands
+        yield Rejected(name, f"compressed file unreadable after {read} records: {exc or type(exc).__name__}", "")
     finally:
         if path != "-":
             stream.close()

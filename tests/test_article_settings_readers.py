@@ -190,14 +190,31 @@ def test_ingest_refuses_hostile_records_per_line_and_keeps_them_in_the_rejects_f
     assert "'content' takes 2100 bytes as UTF-8, more than 2000" in lines[7]["reason"]
 
 
-def test_tsv_has_no_quoting_and_compressed_files_are_read(tmp_path):
+def test_tsv_quoting_as_writers_write_it_and_an_unclosed_quote_is_rejected(tmp_path):
+    p = tmp_path / "in.tsv"
+    # Python's csv and pandas quote a field holding a quote or a line break
+    p.write_text('id\ttitle\tcontent\n1\t"他说""好"""\t"第一段。\n第二段。"\n', encoding="utf-8")
+    assert [i.data for i in read_records(str(p))] == [{"id": "1", "title": '他说"好"', "content": "第一段。\n第二段。"}]
+    # a quote opened and never closed swallowed the next rows, tabs and all, into one record
+    p.write_text('id\ttitle\tcontent\n1\t"快讯 北京暴雨\t正文一\n2\t上海\t正文二\n3\t广州降温"\t正文三\n', encoding="utf-8")
+    [item] = list(read_records(str(p)))
+    assert isinstance(item, Rejected) and "a field holds a tab" in item.reason and "广州降温" in item.raw
+
+
+def test_compressed_files_are_read_and_a_broken_one_is_a_reject_not_a_crash(tmp_path):
     import gzip
 
-    p = tmp_path / "in.tsv"
-    p.write_text('id\ttitle\tcontent\n1\t"快讯 北京暴雨\t正文一\n2\t上海\t正文二\n3\t广州降温"\t正文三\n', encoding="utf-8")
-    items = list(read_records(str(p)))
-    assert [i.data["title"] for i in items] == ['"快讯 北京暴雨', "上海", '广州降温"']
     for name, body in (("in.csv.gz", "title,content\n北京,正文\n"), ("in.jsonl.gz", '{"title": "北京", "content": "正文"}\n')):
         packed = tmp_path / name
         packed.write_bytes(gzip.compress(body.encode()))
         assert [i.data for i in read_records(str(packed))] == [{"title": "北京", "content": "正文"}]
+    whole = gzip.compress(("".join(f'{{"title": "标题{i}", "content": "正文"}}\n' for i in range(2000))).encode())
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    items = list(read_records(str(cut)))
+    assert isinstance(items[-1], Rejected) and "unreadable after" in items[-1].reason
+    assert all(isinstance(i, Record) for i in items[:-1]) and items[:-1]  # what came before stands
+    fake = tmp_path / "plain.jsonl.gz"
+    fake.write_text('{"title": "t"}\n', encoding="utf-8")
+    [item] = list(read_records(str(fake)))
+    assert isinstance(item, Rejected) and "unreadable after 0 records" in item.reason

@@ -594,6 +594,7 @@ def test_a_plain_text_that_names_a_tag_is_not_read_as_markup():
     assert clean_body("html5 标准新增了<nav>、<header>等语义标签。\n浏览器厂商纷纷跟进。").endswith("浏览器厂商纷纷跟进。")
     assert not is_whole_page("html5 标准新增了<nav>、<header>等语义标签。")
     assert clean_body("<p>第一段</p><p>第二段</p>") == clean_body("第一段<br>第二段") == "第一段\n第二段"
+    assert clean_body("<p>第一段<p>第二段") == "第一段\n第二段"  # </p> is optional
 
 
 @pytest.mark.parametrize("sentence", [
@@ -607,6 +608,9 @@ def test_a_plain_text_that_names_a_tag_is_not_read_as_markup():
     "主编：我们的杂志已经办了三十年，今后还会继续办下去。",
     "版权归属问题引发争议，双方各执一词。",
     "Copyright lawsuits against AI companies are piling up.",
+    "警方提醒：未经许可，禁止在城区燃放烟花爆竹，违者将被依法处罚。",
+    "未经许可不得在景区内放飞无人机，违者最高罚款5000元。",
+    "通知规定：未经允许，请勿在河道内垂钓游泳。",
 ])
 def test_news_sentences_that_use_a_notices_words_are_kept(sentence):
     assert clean_body(f"第一段说明事件。\n{sentence}\n最后一段。").count("\n") == 2
@@ -617,6 +621,10 @@ def test_news_sentences_that_use_a_notices_words_are_kept(sentence):
     "华声在线提醒您:请理性评论、文明发言,勿发布违法信息", "免责声明:本文仅代表作者观点", "声明:本文转载自网络,版权归原作者所有",
     "特别声明:", "Copyright © 2024 Example News. All Rights Reserved.", "版权归属原作者", "如涉及版权问题，请作者持权属证明与本网联系",
     "本文来源于网络，如需删除请联系",
+    "特别声明：以上内容(如有图片或视频亦包括在内)为自媒体平台“网易号”用户上传并发布，本平台仅提供信息存储服务。",
+    "声明：本文为作者原创，文责自负", "如有侵权请私信", "本文部分素材来源网络，如有侵权请后台留言", "如有侵权，敬请谅解",
+    "温馨提示：理性评论，文明发言", "编辑：李四。", "copyright by xinhua", "版权归属：XX日报", "如有问题联系我们删除",
+    "本站稿件未经许可不得转载", "编辑：李志返回搜狐，查看更多 责任编辑：", "评论(0)",
 ])
 def test_notices_are_still_removed(notice):
     assert clean_body(f"第一段说明事件。\n{notice}\n最后一段。") == "第一段说明事件。\n最后一段。"
@@ -626,10 +634,13 @@ def test_a_commentary_heading_is_not_a_comment_section():
     story = "第一段说明事件。\n【评论】\n这一做法值得推广,它让群众少跑腿。\n各地也应借鉴。"
     assert clean_body(story).endswith("各地也应借鉴。")
     assert clean_body("第一段说明事件。\n网友评论 (12)\n张三:说得好 12赞") == "第一段说明事件。"
+    for heading in ("评论", "【评论】", "留言"):  # a bare heading over readers' comments
+        assert clean_body(f"第一段说明事件。\n{heading}\n张三:说得好 12赞\n李四:支持 3赞") == "第一段说明事件。"
 
 
 def test_entities_in_plain_text_and_line_breaks_in_headlines_read_as_meant():
     assert clean_body("他说&ldquo;我们会坚持&rdquo;。") == clean_body("他说“我们会坚持”。")
+    assert normalize("x?id=1&sect=2&para=3") == "x?id=1&sect=2&para=3"  # no entity without its ;
     assert clean_title("北京暴雨\n\n多条道路积水") == clean_title("北京暴雨 多条道路积水") == "北京暴雨 多条道路积水"
 
 

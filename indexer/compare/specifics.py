@@ -136,7 +136,7 @@ _TIME_AFTER_DAY = re.compile(r"[晚早夜]|" + _TIME_OF_DAY)  # also 20号晚 an
 # 今天 and 今日 date an event only with the time of day after them (今天下午, 今日10时): alone they
 # open commentary and furniture ("今天，小编带大家关注……", "今日头条"), which copies do not share.
 # (前天津市副市长 is a former 天津 official; 今晚报 a newspaper)
-_RELATIVE = re.compile(r"(?:今天|今日)(?=" + _TIME_OF_DAY + r")|今晨|今早|今晚(?!报)|昨天|昨日|昨晚|昨夜|前天(?!津)|前日")
+_RELATIVE = re.compile(r"(?:今天|今日)(?=" + _TIME_OF_DAY + r")|今晨|今早|今晚(?!报(?![警道告案]))|昨天|昨日|昨晚|昨夜|前天(?!津)|前日")
 
 
 # An event named by its date in a headline (昆明7.21公车恐怖袭击事件, “7·20”河南暴雨, 3·01暴恐案): month and
@@ -370,9 +370,10 @@ _ROLE_THEN_COUNT = re.compile(
     + r"[^\d\s,.;:!?，。；：！？、()（）]{0,4}?" + _APPROX_BEFORE + r"(" + _NUM + r")" + _APPROX_AFTER + r"(?:" + _HEADS + r")"
 )
 _MAGNITUDE = re.compile(
-    r"(?=[\d里震地强余m至最超逾近将约大共达已升增上攀累总])(?:(里氏|震级为?|震级达|地震|强震|余震|(?<![a-z\d])m)\s*" + _APPROX_BEFORE
-    # (地震3人死亡, 余震3次, 宝马m5 are no magnitudes: 级 or a decimal makes one)
-    + r"(\d+(?:\.\d)?)(?:(?<=\.\d)\s*级?|\s*级)"
+    r"(?=[\d里震地强余m至最超逾近将约大共达已升增上攀累总])(?:(?:(里氏|震级为?|震级达)\s*" + _APPROX_BEFORE + r"(\d+(?:\.\d)?)\s*级?"
+    # after 地震, 余震 or m, 级 or a decimal makes a magnitude (地震3人死亡, 余震3次, 宝马m5 are none;
+    # nor 地震1.2万人受灾)
+    r"|(?:地震|强震|余震|(?<![a-z\d])m)\s*" + _APPROX_BEFORE + r"(\d+(?:\.\d)?)(?:(?<=\.\d)(?![万亿千百\d])\s*级?|\s*级))"
     r"|" + _APPROX_BEFORE + r"(\d+(?:\.\d)?)级(?:左右的?)?(?:地震|强震|余震|的地震))"
 )
 _MONEY = re.compile(_FIGURE_START + _APPROX_BEFORE + r"(\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千]+)" + _APPROX_AFTER + r"(万|亿)?元")
@@ -427,8 +428,8 @@ def _figures_at(text: str) -> list[tuple[int, Figure]]:
         if fig and fig.value > 0:
             found.append((m.start(), fig))
     for m in _MAGNITUDE.finditer(text):
-        _, before1, number1, before2, number2 = m.groups()
-        number, before = (number1, before1) if number1 else (number2, before2)
+        g = m.groups()  # (word, before, number) after a magnitude's word, after 地震 or m, before 级
+        before, number = next((b, n) for b, n in ((g[1], g[2]), (g[3], g[4]), (g[5], g[6])) if n)
         value = float(number)
         if 1.0 <= value <= 9.9:
             found.append((m.start(), Figure("magnitude", value, exact=not before)))
@@ -991,12 +992,13 @@ def compact_sentences(body: str) -> frozenset[str]:
 
 
 def telling_sentences(body: str) -> frozenset[str]:
-    """Of ``compact_sentences``, those that state a date, a figure or any digit: what one report
+    """Of ``compact_sentences``, those that state a date or a figure (not any digit: a hotline's 120
+    or 110 is in every report of its kind): what one report
     says of its event, not the closing lines every report of its kind shares (伤者已被送往医院救治,
     事故原因正在进一步调查中; 警方提醒广大驾驶人出行注意安全)."""
     return frozenset(_NOT_WORD.sub("", s) for s in _SENTENCE_END.split(body)
                      if len(_NOT_WORD.sub("", s)) >= MIN_SHARED_SENTENCE_CHARS
-                     and (any(c.isdigit() for c in s) or _dates_at(s, None) or _figures_at(s)))
+                     and (_dates_at(s, None) or _figures_at(s)))
 
 
 def copies_of_one_report(a: Specifics, b: Specifics) -> bool:

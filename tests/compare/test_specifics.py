@@ -411,6 +411,7 @@ def test_a_relative_day_is_its_day_even_in_the_same_words():
 def test_relative_day_words_inside_other_words_are_no_dates():
     when = datetime(2024, 3, 12, 9, tzinfo=CST)
     assert dates_in("前天津市副市长受审，据今晚报报道", when) == []
+    assert [d.surface for d in dates_in("张某今晚报警", when)] == ["今晚"]
 
 
 def test_reports_sharing_only_stock_closing_lines_are_not_cuts_of_one_report():
@@ -428,6 +429,11 @@ def test_reports_sharing_only_stock_closing_lines_are_not_cuts_of_one_report():
     whole = spec("南京鼓楼区车祸致3人死亡", story, datetime(2024, 3, 11, 12, tzinfo=CST))
     cut = spec("南京车祸后续", story.split("。", 1)[1], datetime(2024, 3, 11, 12, tzinfo=CST))
     assert copies_of_one_report(whole, cut) and not copies_of_one_report(a, b)
+    # a hotline's number in the stock lines tells no event
+    tail = "目前伤者已被120急救车送往医院救治，事故原因正在进一步调查中。如有目击者，请拨打110与警方联系。"
+    c = spec("南京车祸", "3月10日凌晨，南京市鼓楼区中山路发生一起交通事故，造成3人死亡。" + tail, datetime(2024, 3, 10, 9, tzinfo=CST))
+    d = spec("南京车祸", "3月14日下午，南京市江宁区天元东路发生一起交通事故，造成1人死亡。" + tail, datetime(2024, 3, 14, 20, tzinfo=CST))
+    assert not copies_of_one_report(c, d) and specifics_conflict(c, d)
 
 
 def test_a_figure_the_other_report_gives_further_down_is_no_conflict():
@@ -760,7 +766,8 @@ def test_counties_named_without_their_ending_are_places_of_the_lead():
 def test_figures_are_read_as_written_not_misread():
     """Each misreading split copies of one report (a review of the comparison core)."""
     assert [(f.role, f.value) for f in figures_in("云南漾濞地震3人死亡")] == [("deaths", 3.0)]  # no magnitude 3
-    assert figures_in("余震3次") == figures_in("宝马m5") == figures_in("300m2") == []
+    assert figures_in("余震3次") == figures_in("宝马m5") == figures_in("300m2") == figures_in("地震1.2万人受灾") == []
+    assert [f.value for t in ("震级为6", "里氏7", "发生5.2级地震") for f in figures_in(t)] == [6.0, 7.0, 5.2]
     assert [(f.role, f.value) for f in figures_in("里氏6.4级")] == [("magnitude", 6.4)]
     assert [(f.role, f.value) for f in figures_in("m6.4")] == [("magnitude", 6.4)]
     assert [(f.value, f.exact) for f in figures_in("3至5人受伤")] == [(5.0, False)]  # a range's end is no count
