@@ -624,7 +624,7 @@ def test_news_sentences_that_use_a_notices_words_are_kept(sentence):
     "特别声明：以上内容(如有图片或视频亦包括在内)为自媒体平台“网易号”用户上传并发布，本平台仅提供信息存储服务。",
     "声明：本文为作者原创，文责自负", "如有侵权请私信", "本文部分素材来源网络，如有侵权请后台留言", "如有侵权，敬请谅解",
     "温馨提示：理性评论，文明发言", "编辑：李四。", "copyright by xinhua", "版权归属：XX日报", "如有问题联系我们删除",
-    "本站稿件未经许可不得转载", "编辑：李志返回搜狐，查看更多 责任编辑：", "评论(0)",
+    "本站稿件未经许可不得转载", "编辑：李志返回搜狐，查看更多 责任编辑：",
 ])
 def test_notices_are_still_removed(notice):
     assert clean_body(f"第一段说明事件。\n{notice}\n最后一段。") == "第一段说明事件。\n最后一段。"
@@ -634,6 +634,7 @@ def test_a_commentary_heading_is_not_a_comment_section():
     story = "第一段说明事件。\n【评论】\n这一做法值得推广,它让群众少跑腿。\n各地也应借鉴。"
     assert clean_body(story).endswith("各地也应借鉴。")
     assert clean_body("第一段说明事件。\n网友评论 (12)\n张三:说得好 12赞") == "第一段说明事件。"
+    assert clean_body("第一段说明事件。\n评论(0)") == "第一段说明事件。"
     for heading in ("评论", "【评论】", "留言"):  # a bare heading over readers' comments
         assert clean_body(f"第一段说明事件。\n{heading}\n张三:说得好 12赞\n李四:支持 3赞") == "第一段说明事件。"
 
