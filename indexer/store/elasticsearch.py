@@ -457,7 +457,14 @@ class ElasticsearchStore:
             # After the articles: they were decided against the clusters as stored, so a merge
             # left unfinished by an earlier failure, finished now, moves them along with the rest
             # of its cluster (finished before them, it would leave them in a merged-away cluster).
-            self._finish_changes(logged)
+            try:
+                self._finish_changes(logged)
+            except Exception:
+                if failure is None:
+                    raise
+                # the articles refused for good are the caller's to set aside; the changes stay
+                # unfinished in the log and are finished by the next write
+                log.warning("cluster changes left unfinished after a failed write; finished on the next write", exc_info=True)
             if failure is not None:
                 raise failure
 

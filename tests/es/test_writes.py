@@ -166,3 +166,29 @@ def test_a_refresh_between_the_search_and_the_buffer_loses_no_recent_article(es_
     assert "y" in [a.id for a in store.find_band_candidates([BandQuery(art("q", simhash=0b1011).bands)])[0]]
     store.write([art("z", key="M", simhash=(1 << 64) - 1, vector=unit(2))])
     assert "z" in [a.id for a, _ in store.knn([KnnQuery(unit(2), k=5, min_score=0.9)])[0]]
+
+
+def test_articles_refused_for_good_are_named_even_when_the_merge_after_them_fails(es_store, monkeypatch, tmp_path):
+    """The caller sets aside the articles a store refused for good (BulkWriteError.refused); a
+    failure of the batch's merge after them must not hide them. The merge is finished later."""
+    from indexer.errors import StoreUnavailable
+    from indexer.store import ClusterChange
+
+    store = es_store(max_retries=0)
+    store.write([art("a"), art("b")])
+    real_create, real_move = store._create, store._move_clusters
+
+    def create_refusing_bad(articles):
+        real_create([a for a in articles if a.id != "bad"])
+        raise BulkWriteError("1 of 2 articles were not written (first: bad: status 400)", [("bad", "status 400")], ["bad"])
+
+    monkeypatch.setattr(store, "_create", create_refusing_bad)
+    monkeypatch.setattr(store, "_move_clusters", lambda plans: (_ for _ in ()).throw(StoreUnavailable("answered 429")))
+    merge = ClusterChange("merge", into="a", source="b", by="indexer")
+    with pytest.raises(BulkWriteError) as info:
+        store.write([art("ok"), art("bad")], [merge])
+    assert info.value.refused == ["bad"]
+    monkeypatch.setattr(store, "_move_clusters", real_move)
+    monkeypatch.setattr(store, "_create", real_create)
+    store.write([art("later")])
+    assert store.get_many(["b"])["b"].cluster_id == "a"
