@@ -91,15 +91,21 @@ def test_a_merge_recorded_but_not_applied_is_applied_when_the_store_opens_again(
     assert reopened.stats().clusters == 1
 
 
-def test_a_merge_left_pending_is_applied_by_the_next_write(log_store, monkeypatch):
+def _merge_left_pending(log_store, monkeypatch):
+    """A store whose write of the bridge and its merge died before the merge's resolution was
+    recorded (still pending); the cause is gone, the same store writes on."""
     store = log_store()
     store.write(_two_clusters())
-    # dies before the merge's resolution is recorded: still pending
     _crash(monkeypatch, store._changes, "mark", when=lambda entry, state, **_: state in ("applying", "skipped"))
     with pytest.raises(RuntimeError):
         store.write([_bridge()], [MERGE_B_INTO_A])
     assert _log_states(store) == ["pending"]
-    monkeypatch.undo()  # the cause is gone; the same store writes its next batch
+    monkeypatch.undo()
+    return store
+
+
+def test_a_merge_left_pending_is_applied_by_the_next_write(log_store, monkeypatch):
+    store = _merge_left_pending(log_store, monkeypatch)
     store.write([art("c", when=T0 + timedelta(hours=5))])
     _merged(store)
     assert store.get_many(["c"])["c"].cluster_id == "c"
@@ -135,12 +141,7 @@ def test_a_batch_retried_with_nothing_new_finishes_its_merge_before_the_next_dec
 
 
 def test_articles_decided_into_a_cluster_whose_merge_was_unfinished_join_it_when_it_is_finished(log_store, monkeypatch):
-    store = log_store()
-    store.write(_two_clusters())
-    _crash(monkeypatch, store._changes, "mark", when=lambda entry, state, **_: state in ("applying", "skipped"))
-    with pytest.raises(RuntimeError):
-        store.write([_bridge()], [MERGE_B_INTO_A])
-    monkeypatch.undo()
+    store = _merge_left_pending(log_store, monkeypatch)
     # decided while the merge was still pending: a copy of b joins cluster b
     store.write([art("b3", cluster="b", dup_of="b", reason="exact", when=T0 + timedelta(hours=5))])
     _merged(store)
