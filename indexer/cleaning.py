@@ -34,8 +34,9 @@ from .html import has_closing_tags, html_to_text, is_whole_page, page_text
 # prompts (点击上方“X”关注我们), alone or glued to the lead. 12: a text that names a tag without
 # closing any element is plain text; notices stop at their sentence and need their own words (a news
 # sentence with 未经授权, 如有侵权 or 声明 in it is kept); a bare 【评论】 heads a commentary, not
-# readers' comments; a byline name is never a role word; 通报消息 and 发布新闻消息 are no outlet's dateline; HTML entities in plain text are decoded; a
-# headline's line breaks are one space; combining marks (Thai, Devanagari vowels) stay in the exact form.
+# readers' comments; a byline name is never a role word; 通报消息 and 发布新闻消息 are no outlet's
+# dateline; HTML entities in plain text are decoded; a headline's line breaks are one space;
+# combining marks (Thai, Devanagari vowels) stay in the exact form.
 CLEANING_VERSION = "clean12"
 
 _VOID_TAG = re.compile(r"<\s*(?:br|img|hr)\b[^<>]*>|<!--", re.I)
@@ -65,9 +66,8 @@ _TITLE_SITE_SUFFIX = re.compile(r"\s*(?:[_|｜丨]|\s-\s|——)\s*[^_|｜丨]{1
 _FONT_SIZE_BAR = r"字号\s*[:：]?\s*(?:[大中小]\s*){2,3}(?:(?:打印|关闭|纠错|收藏|分享)\s*)*"
 # Names in a byline: two to four characters each, separated by spaces or 、 (张三 李四、王五).
 # Spaces only (never a line break): normalised text has no other blank. A name is never a role
-# word, and the names, once read, are not read again in shorter pieces (an atomic group): a line
-# of names and roles that then fails to match took exponential time to say so (4x per two names;
-# hours at 190 characters).
+# word: when names could also read the roles between them, a line of names and roles that then
+# failed to match took exponential time to say so (4x per two names; hours at 190 characters).
 _ROLE_AHEAD = r"(?!通讯员|实习生|记者|摄影)"
 _NAMES = _ROLE_AHEAD + r"[\u4e00-\u9fff·]{2,4}(?:[ 、,]+" + _ROLE_AHEAD + r"[\u4e00-\u9fff·]{2,4}){0,5}"
 # Bullets and rules that decorate furniture lines (◎文/记者 张三, □首席记者 李四, ▲图片来源:...).
@@ -241,9 +241,10 @@ def looks_like_html(text: str) -> bool:
     """A tag of a story's markup near the start, and elements closed (``has_closing_tags``) or a
     line break or image tag, which stand alone: not a plain text that names a tag."""
     head = text[:20000]
-    hints = _HTML_HINT.findall(head, 0)
-    return bool(hints) and (has_closing_tags(head) or _VOID_TAG.search(head) is not None or len(hints) > 1
-                            or head.lstrip().startswith("<"))  # </p> is optional: <p>一段<p>二段
+    first = _HTML_HINT.search(head)
+    return first is not None and (has_closing_tags(head) or _VOID_TAG.search(head) is not None
+                                  or _HTML_HINT.search(head, first.end()) is not None  # two tags
+                                  or head.lstrip().startswith("<"))  # </p> is optional: <p>一段<p>二段
 
 
 _FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")

@@ -78,8 +78,6 @@ class Verdict:
     score: float
 
 
-
-
 # An ordinal with its unit: the round of a league, the issue of a column, the episode of a series,
 # the session of a recurring meeting (第五次新闻发布会).
 _ORDINAL = re.compile(r"第\s*(\d+|[零〇一二两三四五六七八九十百千]+)\s*(轮|期|届|场|季|集|回|章|批|站|关|号|天|次)")
@@ -94,12 +92,12 @@ def _ordinals(title: str) -> dict[str, set[float | str]]:
     return out
 
 
-_SCALED_NUMBER = re.compile(r"(\d+(?:\.\d+)?)(万|亿)?")
+_SCALED_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:万|亿)?")
 
 
 def _title_numbers(title: str) -> set[float]:
     """A headline's numbers by value: 12,000 and 12000 are one, 1.5万 and 15000 too."""
-    return {float(n) * (10_000 if big == "万" else 100_000_000 if big else 1) for n, big in _SCALED_NUMBER.findall(without_thousands_separators(title))}
+    return {chinese_number(n) for n in _SCALED_NUMBER.findall(without_thousands_separators(title))}
 
 
 def title_number_conflict(title_a: str, title_b: str) -> bool:
@@ -274,13 +272,9 @@ def _substitution(
     return found
 
 
-# A comma between a digit and exactly three more: 8,000 and 1,250,000 (not 1,2 or 3,45).
-_THOUSANDS_SEPARATOR = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-
-
 def _house_style_folded(text: str) -> str:
     """``text`` with regional words as their mainland synonyms and figures without thousands separators."""
-    return fold_regional_words(_THOUSANDS_SEPARATOR.sub("", text))
+    return fold_regional_words(without_thousands_separators(text))
 
 
 def _word_substitution(

@@ -27,7 +27,7 @@ import calendar
 import re
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Sequence
 
@@ -418,7 +418,7 @@ def _figures_at(text: str) -> list[tuple[int, Figure]]:
         # the upper end of a range (3至5人) is no exact count
         ranged = m.start(2) > 1 and text[m.start(2) - 1] in _RANGE_JOINERS and text[m.start(2) - 2] in _NUMERALS
         # 万 of 20多万人 and 千万 of 几千万人: the scale of a round figure, as approximate as it
-        fig = _figure(role, number, before or ("" if not ranged else "range"),
+        fig = _figure(role, number, before or ("range" if ranged else None),
                       after or (m.start(2) > 0 and text[m.start(2) - 1] in _APPROX_SCALED))
         if fig and fig.value > 0:
             found.append((m.start(), fig))
@@ -948,8 +948,14 @@ class Specifics:
     named_dates: tuple[tuple[int, int], ...] = ()  # events the headline names by date (7.21事件): (month, day)
     lead_written_dates: tuple[EventDate, ...] = ()  # dates the lead writes with their month (3月1日), however old
     sentences: frozenset[str] = frozenset()  # the body's sentences, compacted (``compact_sentences``)
-    telling: frozenset[str] = frozenset()  # those that tell the event (``telling_sentences``)
     refutation: str = ""  # the word by which the headline refutes a claim (``refutation_in``), or ""
+
+    @cached_property
+    def telling(self) -> frozenset[str]:
+        """Of ``sentences``, those that tell the event (``telling_sentences``): read only when two
+        reports share enough sentences to be cuts of one (``copies_of_one_report``), from the body
+        that ``text`` holds after the headline's line."""
+        return telling_sentences(self.text.partition("\n")[2])
 
 
 # A sentence this long, found word for word in another report, was copied from it.
@@ -1011,6 +1017,7 @@ def copies_of_one_report(a: Specifics, b: Specifics) -> bool:
     return shared >= 2 and shared * 2 >= min(len(a.sentences), len(b.sentences)) and bool(a.telling & b.telling)
 
 
+# A comma between a digit and exactly three more: 8,000 and 1,250,000 (not 1,2 or 3,45).
 _THOUSANDS_SEPARATOR = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
@@ -1048,7 +1055,6 @@ def extract_specifics(clean_title: str, clean_body: str, publish_time: datetime 
         lead_written_dates=tuple(dict.fromkeys(d for at, dateline, d in dates
                                                if at < len(lead) and not dateline and d.month is not None and "月" in d.surface)),
         sentences=compact_sentences(clean_body[:TEXT_CHARS]),
-        telling=telling_sentences(clean_body[:TEXT_CHARS]),
         refutation=refutation_in(clean_title),
     )
 
