@@ -111,9 +111,10 @@ class Worker(threading.Thread):
         return self._drain_over() or (self._stopping.is_set() and self.queue.depth() == 0)
 
     def _sleep(self, seconds: float) -> None:
-        """Interruptible by stop; during a drain never past the deadline."""
-        end = time.monotonic() + min(seconds, max(0.0, self._time_left()))
-        while (left := end - time.monotonic()) > 0:
+        """During a drain never past the deadline, which is read on every wake: a second signal
+        (``stop(0)``) ends a backoff of minutes at once."""
+        end = time.monotonic() + seconds
+        while (left := min(end - time.monotonic(), self._time_left())) > 0:
             time.sleep(min(0.05, left))
 
     # ---- main loop ---------------------------------------------------------------------------------------
@@ -199,9 +200,11 @@ class Worker(threading.Thread):
             self._sleep(self._store_failed(f"store unavailable (lease): {exc}"))
             return False
         if got:
-            self.standby = False
-            if self.problem and not self.store_down:
-                self.problem = None
+            # The store answered: a failure recorded by an earlier try (of the lease or a batch) is
+            # over, and an idle daemon must not report "not ready" until its next batch.
+            self.standby = self.store_down = False
+            self._backoff.reset()
+            self.problem = None
             return True
         self.standby = True
         self.problem = f"standby: the writer lease is held by {self.lease.holder() or 'another daemon'}"

@@ -502,6 +502,61 @@ def test_a_later_stop_never_extends_an_earlier_deadline(tmp_path):
     q.close()
 
 
+def test_a_second_signal_ends_a_backoff_sleep_at_once(tmp_path):
+    # A drain's backoff after a store failure may be minutes long (store_retry_max_seconds): the
+    # second signal's stop(0) must end it, not wait it out.
+    from indexer.daemon.worker import Worker
+
+    q = DurableQueue(tmp_path / "q", max_items=10)
+    worker = Worker(Settings(), DaemonSettings(), q, _metrics(q), indexer_factory=lambda s: None)
+    worker.stop(600)  # the first signal: a drain of up to ten minutes
+    threading.Timer(0.2, worker.stop, (0,)).start()  # the second, while the worker sleeps
+    started = time.monotonic()
+    worker._sleep(30)
+    assert time.monotonic() - started < 5
+    q.close()
+
+
+def test_a_daemon_whose_store_blipped_while_taking_the_lease_becomes_ready(tmp_path, make_indexer):
+    """The first try of the lease met a store that was down; the second got it. The daemon is ready
+    then, with nothing queued: an idle daemon that stayed "store unavailable" until its next batch
+    would get none behind a balancer that routes to ready daemons only."""
+    from indexer.daemon.worker import Worker
+    from indexer.errors import StoreUnavailable
+
+    class BlipLease:
+        def __init__(self):
+            self.tries, self.held = 0, False
+
+        def acquire(self):
+            self.tries += 1
+            if self.tries == 1:
+                raise StoreUnavailable("connection refused")
+            self.held = True
+            return True
+
+        def valid(self):
+            return self.held
+
+        def renew(self):
+            return self.held
+
+        def holder(self):
+            return "this daemon"
+
+        def release(self):
+            self.held = False
+
+    ix = make_indexer(embedder=None)
+    q = DurableQueue(tmp_path / "q", max_items=10)
+    lease = BlipLease()
+    worker = Worker(Settings(), DaemonSettings(batch_wait_seconds=0.05, store_retry_initial_seconds=0.05), q, _metrics(q),
+                    indexer_factory=lambda s: ix, lease_factory=lambda: lease)
+    _run_worker_until(worker, lambda: lease.held and worker.ready, timeout=10)
+    assert lease.tries == 2 and worker.ready and not worker.store_down
+    q.close()
+
+
 def _run_worker_until(worker, done, timeout=30.0):
     worker.start()
     deadline = time.monotonic() + timeout
