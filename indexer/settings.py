@@ -8,6 +8,8 @@ of range raise ``ConfigError`` naming the key, before any work starts.
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -19,6 +21,15 @@ from .errors import ConfigError
 
 ENV_PREFIX = "NEWSDEDUP_"
 CONFIG_ENV = "NEWSDEDUP_CONFIG"
+# NEWSDEDUP_* variables that are not settings: docker compose's (.env.example, which `set -a; . ./.env`
+# also exports to host commands), other options' and the tests' and benches'. Never mistaken for a
+# misspelt setting, although NEWSDEDUP_AUTH_TOKEN and NEWSDEDUP_PORT look like daemon keys.
+OTHER_ENV = frozenset({
+    CONFIG_ENV, "NEWSDEDUP_AUTH_TOKEN", "NEWSDEDUP_PORT", "NEWSDEDUP_MEM_LIMIT", "NEWSDEDUP_KIBANA_URL",
+    "NEWSDEDUP_PUSH_TOKEN", "NEWSDEDUP_EVAL_DATA", "NEWSDEDUP_REQUIRE_ES", "NEWSDEDUP_REQUIRE_BROWSER",
+    "NEWSDEDUP_UI_SCREENSHOTS",
+})
+OTHER_ENV_PREFIXES = ("NEWSDEDUP_TEST_",)
 
 
 def _opt(default, *, lo=None, hi=None, choices=None, doc=""):
@@ -202,14 +213,18 @@ def _coerce(key: str, kind: type, value: Any) -> Any:
         if kind is float:
             if isinstance(value, bool):
                 raise ValueError
-            return float(value)
+            number = float(value)
+            # nan fails every lo/hi comparison and inf passes any open bound: _check would let both by
+            if not math.isfinite(number):
+                raise ValueError
+            return number
         if kind is str:
             if not isinstance(value, (str, int, float)) or isinstance(value, bool):
                 raise ValueError
             return str(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         pass
-    raise ConfigError(key, f"expected {kind.__name__}, got {value!r}")
+    raise ConfigError(key, f"expected {'a finite ' if kind is float else ''}{kind.__name__}, got {value!r}")
 
 
 def _check(key: str, meta: Mapping[str, Any], value: Any) -> None:
@@ -233,16 +248,37 @@ def _flatten_toml(data: Mapping[str, Any], origin: str) -> dict[str, Any]:
 
 
 def _from_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """``NEWSDEDUP_<SECTION>_<KEY>``; variables of other sections (``NEWSDEDUP_TEST_*``) are not ours."""
+    """``NEWSDEDUP_<SECTION>_<KEY>``; variables of other sections (``NEWSDEDUP_TEST_*``) are not ours,
+    unless their name is a near miss of a setting's."""
     sections = _sections()
     found = {}
     for name, value in environ.items():
-        if not name.startswith(ENV_PREFIX) or name == CONFIG_ENV:
+        if not name.startswith(ENV_PREFIX) or name in OTHER_ENV or name.startswith(OTHER_ENV_PREFIXES):
             continue
         section, _, key = name[len(ENV_PREFIX) :].lower().partition("_")
+        meant = _meant_env_name(sections, section, key)
+        if meant:
+            # ignoring it would drop the setting silently (NEWSDEDUP_DEAMON_AUTH_TOKEN: a daemon without auth)
+            raise ConfigError(name, f"no such setting {section + '.' + key!r}; did you mean {meant}?")
         if section in sections and key:
             found[f"{section}.{key}"] = value
     return found
+
+
+def _meant_env_name(sections: Mapping[str, type], section: str, key: str) -> str | None:
+    """The setting's variable a misspelt ``NEWSDEDUP_<SECTION>_<KEY>`` was likely meant to be, else None."""
+    meant_section = section if section in sections else _closest(section, sections, None)
+    if not key or meant_section is None:
+        return None  # another tool's variable
+    keys = [f.name for f in dataclasses.fields(sections[meant_section])]
+    meant_key = key if key in keys else _closest(key, keys, key)
+    if (meant_section, meant_key) == (section, key):
+        return None  # a setting, or an unknown key of a known section, which load_settings reports with its keys
+    return f"{ENV_PREFIX}{meant_section}_{meant_key}".upper()
+
+
+def _closest(word: str, words: Any, default: str | None) -> str | None:
+    return (difflib.get_close_matches(word, words, n=1, cutoff=0.8) or [default])[0]
 
 
 def load_settings(
@@ -257,14 +293,7 @@ def load_settings(
     config_file = config_file or environ.get(CONFIG_ENV)
     if config_file:
         path = Path(config_file)
-        try:
-            with open(path, "rb") as fh:
-                data = tomllib.load(fh)
-        except FileNotFoundError:
-            raise ConfigError("config", f"file not found: {path}") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError("config", f"{path} is not valid TOML: {exc}") from None
-        layers.append((str(path), _flatten_toml(data, str(path))))
+        layers.append((str(path), _flatten_toml(_read_toml(path), str(path))))
     layers.append(("environment", _from_env(environ)))
     layers.append(("command line", {k: v for k, v in (overrides or {}).items() if v is not None}))
 
@@ -288,7 +317,24 @@ def load_settings(
     return settings
 
 
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        # utf-8-sig drops the BOM some Windows editors write, which tomllib calls an invalid statement
+        text = path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise ConfigError("config", f"file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError("config", f"cannot read {path} ({exc}): it must be a UTF-8 TOML file") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("config", f"{path} is not valid TOML: {exc}") from None
+
+
 def _cross_check(s: Settings) -> None:
+    if not s.store.path.strip():
+        # checked on the result, whatever source set it: an empty path puts the store in the working directory
+        raise ConfigError("store.path", "is empty: give the store directory or an http(s):// Elasticsearch URL")
     if s.simhash.max_distance >= s.simhash.bands:
         raise ConfigError(
             "simhash.max_distance",
