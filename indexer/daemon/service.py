@@ -122,6 +122,11 @@ class Daemon:
         joined_by = time.monotonic() + self.d.shutdown_grace_seconds + 10
         while self.worker.is_alive() and time.monotonic() < joined_by:
             self.worker.join(0.2)
+        if self.worker.is_alive():  # still opening a store or model, or stuck in one call: not a clean stop
+            log.error("the ingest worker did not stop within %.0fs; its batch stays queued, and a writer "
+                      "lease it holds runs out on its own", self.d.shutdown_grace_seconds + 10)
+            self.crashed = True
+        self.crashed = self.crashed or self.worker.crashed
         if self.crawler is not None:
             self.crawler.join(5)
         left = self.queue.depth()
@@ -130,7 +135,7 @@ class Daemon:
         self.queue.close()
         if left:
             log.warning("stopped with %d articles still queued; they are processed on the next start", left)
-        else:
+        elif not self.crashed:
             log.info("drained; stopped cleanly")
         return 1 if self.crashed else 0
 

@@ -80,6 +80,7 @@ class Worker(threading.Thread):
         self.problem: str | None = "starting: opening the store"
         self.standby = False  # another daemon holds the writer lease
         self.store_down = False
+        self.crashed = False  # run() ended on an exception
         self._backoff = Backoff(dsettings.store_retry_initial_seconds, dsettings.store_retry_max_seconds)
         self._stopping = threading.Event()
         self._deadline: float | None = None
@@ -134,6 +135,7 @@ class Worker(threading.Thread):
         except Exception:  # noqa: BLE001 - the worker must not die silently
             log.exception("ingest worker crashed; unfinished items stay queued")
             self.problem = "worker crashed (see the log)"
+            self.crashed = True
         finally:
             if self._lookahead is not None:
                 self.queue.release([i.seq for i in self._lookahead.items])

@@ -681,3 +681,31 @@ def test_the_daemon_stops_when_its_http_server_died():
     waiter.start()
     waiter.join(10)
     assert not waiter.is_alive() and daemon.crashed
+
+
+def test_a_shutdown_whose_worker_crashed_or_never_stopped_is_not_clean(caplog, monkeypatch):
+    """A worker that crashed during the drain, or is still inside a slow store or model call when the
+    join gives up, makes the exit code 1 and no "stopped cleanly" line."""
+    import logging
+    from types import SimpleNamespace
+
+    from indexer.daemon import service
+    from indexer.daemon.service import Daemon
+
+    clock = iter(range(0, 10**6, 3))  # the join's ten seconds pass in four reads
+    monkeypatch.setattr(service, "time", SimpleNamespace(monotonic=lambda: next(clock)))
+
+    def daemon(worker):
+        queue = SimpleNamespace(depth=lambda: 0, close=lambda: None)
+        return SimpleNamespace(accepting=True, crawler=None, _signals=1, crashed=False, worker=worker, queue=queue,
+                               d=DaemonSettings(shutdown_grace_seconds=0), httpd=SimpleNamespace(stop=lambda: None))
+
+    def worker(alive, crashed):
+        return SimpleNamespace(stop=lambda grace: None, is_alive=lambda: alive, join=lambda t: None,
+                               close_store=lambda: None, crashed=crashed)
+
+    for alive, crashed, code in ((False, True, 1), (True, False, 1), (False, False, 0)):
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="indexer.daemon.service"):
+            got = Daemon.shutdown(daemon(worker(alive, crashed)))
+        assert got == code and ("stopped cleanly" in caplog.text) == (code == 0), (alive, crashed)
