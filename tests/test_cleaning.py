@@ -246,6 +246,9 @@ def test_japanese_headline_and_chinese_with_a_stray_kana():
     assert fold_script("首相、東京で會見") == "首相、東京で會見"
     body = "小清新の生活" + "，這篇報導介紹了臺北市的新開張書店與咖啡館" * 5
     assert fold_script(body).startswith("小清新の生活,这篇报导介绍了台北市".replace(",", "，"))
+    # ... and a short headline with it, whose body folds too (a traditional copy's headline kept
+    # 臺灣 and missed its original's exact key).
+    assert fold_script("小清新の臺灣旅行攻略") == "小清新の台湾旅行攻略"
 
 
 # ---- repost furniture -----------------------------------------------------------------------------

@@ -100,6 +100,22 @@ def test_sentencepiece_reads_unknown_runs_as_one_piece(use_m3):
     assert pieces[1:-1].count(0) == 1  # one <unk> for the run
 
 
+def test_a_text_the_model_cannot_read_gets_no_direction(make_indexer):
+    """Hindi is a third unknown pieces to USE-m3: a factory fire and a minimum-wage law were at
+    cosine 0.82 and merged as semantic. Their vectors are zeros now; Chinese and Russian keep theirs."""
+    from indexer.features.use_m3 import UseM3
+
+    model = UseM3(threads=1)
+    fire = "दिल्ली के औद्योगिक क्षेत्र में एक प्लास्टिक फैक्ट्री में कल रात भीषण आग लग गई। दमकल की गाड़ियों ने तीन घंटे में आग पर काबू पाया।"
+    wage = "केंद्रीय मंत्रिमंडल ने देश भर में न्यूनतम मजदूरी बढ़ाने को मंजूरी दे दी है। यह अगले साल जनवरी से लागू होगा।"
+    vectors = model.encode([fire, wage, "四川泸定县发生5.1级地震", "Пожар на заводе в Подмосковье"])
+    assert not vectors[:2].any() and np.all(np.linalg.norm(vectors[2:], axis=1) > 0.5)
+    ix = make_indexer()
+    evidence, verdict = ix.compare({"id": "a", "title": "दिल्ली में फैक्ट्री में आग", "content": fire},
+                                   {"id": "b", "title": "सरकार ने न्यूनतम मजदूरी बढ़ाई", "content": wage})
+    assert verdict is None and evidence.cosine == 0.0
+
+
 def test_equal_calls_give_bitwise_equal_vectors():
     """Pieces are computed in call order, not by whichever worker runs first."""
     from indexer.features.use_m3 import UseM3

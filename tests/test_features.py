@@ -1,4 +1,5 @@
 import jieba
+import rjieba
 import numpy as np
 import pytest
 
@@ -18,6 +19,28 @@ PARAGRAPHS = [
 @pytest.mark.parametrize("text", PARAGRAPHS)
 def test_rjieba_segmentation_equals_jieba(text):
     assert segment(text) == jieba.lcut(text)
+
+
+def test_words_of_other_scripts_stay_whole():
+    # jieba cuts letters outside Han and ASCII one by one; they are words here.
+    assert segment("вчера вечером") == ["вчера", " ", "вечером"]
+    assert segment("Pokémon Go 发布") == ["Pokémon", " ", "Go", " ", "发布"]
+    assert segment("안녕하세요 세계") == ["안녕하세요", " ", "세계"]
+    assert segment("สวัสดีครับ") == ["สวัสดีครับ"]  # Thai vowels are marks, inside the word
+    assert segment("東京タワー") == ["東京", "タワー"]
+    assert segment("COVID-19疫情 5G") == rjieba.cut("COVID-19疫情 5G")  # ASCII stays rjieba's
+
+
+def test_unrelated_texts_in_cyrillic_get_unrelated_fingerprints():
+    """Cut into letters, every Russian text was its alphabet: a fire and a minimum-wage law were
+    1 bit apart, so unrelated articles merged as near copies."""
+    fire = ("Вчера вечером на заводе по производству пластиковых изделий в Подмосковье произошел крупный пожар. "
+            "По данным МЧС, площадь возгорания составила около двух тысяч квадратных метров.")
+    wage = ("Кабинет министров одобрил повышение минимального размера оплаты труда по всей стране. "
+            "Новые правила вступят в силу с первого января следующего года.")
+    settings = Settings()
+    a, b = text_features("Новости", fire, settings), text_features("Новости", wage, settings)
+    assert a.token_count >= 15 and hamming(a.simhash, b.simhash) > 12
 
 
 def test_content_tokens_drop_punctuation_and_stopwords():

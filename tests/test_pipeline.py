@@ -52,6 +52,26 @@ def test_articles_with_no_text_left_after_cleaning_are_nobodys_copies(make_index
     assert refusal(evidence, ix.settings.decision, ix.settings.simhash).startswith("no text left after cleaning")
 
 
+def test_a_textless_article_asks_the_store_nothing_and_a_tokenless_one_no_bands(make_indexer, monkeypatch):
+    """Every textless article has one content key: asking by it read every textless article ever
+    stored (a cost that grew with the store). A text of stopwords alone has SimHash 0, which says
+    nothing: two such texts were near copies (score 1.0) of each other."""
+    ix = make_indexer()
+    asked: list = []
+    real_exact, real_bands = ix.store.find_exact, ix.store.find_band_candidates
+    monkeypatch.setattr(ix.store, "find_exact", lambda keys: (asked.append(("exact", list(keys))), real_exact(keys))[1])
+    monkeypatch.setattr(ix.store, "find_band_candidates",
+                        lambda qs: (asked.append(("bands", [q.simhash for q in qs])), real_bands(qs))[1])
+    out = ix.index_many([rec("chrome", "点击上方蓝字关注我们", ""), rec("chrome-2", "点击上方蓝字关注我们", "")])
+    assert [o.decision for o in out] == [Decision.NEW, Decision.NEW]
+    assert all(not keys for _, keys in asked)
+    out = ix.index_many([rec("z1", "我们", "是的"), rec("z2", "什么", "他们")])
+    assert [o.decision for o in out] == [Decision.NEW, Decision.NEW]
+    evidence, verdict = ix.compare(rec("z1", "我们", "是的"), rec("z2", "什么", "他们"))
+    assert verdict is None and evidence.hamming == 64
+    assert all(not sims for kind, sims in asked if kind == "bands")
+
+
 def test_trimmed_repost_is_a_near_duplicate(make_indexer):
     ix = make_indexer()
     ix.index_many([rec("a", "10月CPI同比上涨2.1%", CPI)])

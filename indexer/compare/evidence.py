@@ -87,7 +87,8 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
     d = settings.decision
     exact = a.text.content_key == b.text.content_key
     short = short_pair(a, b, settings)
-    dist = hamming(a.text.simhash, b.text.simhash)
+    # A text without content tokens has SimHash 0 whatever it says (的了吗, 我们他们): no evidence.
+    dist = hamming(a.text.simhash, b.text.simhash) if a.text.token_count and b.text.token_count else 64
     cont = containment(a.shingles, b.shingles)
     cosine = float(np.dot(a.vector, b.vector)) if a.vector is not None and b.vector is not None else None
     title_sim = title_cosine(a.text.title_vec, b.text.title_vec)

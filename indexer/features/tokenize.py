@@ -15,7 +15,7 @@ from importlib import resources
 
 import rjieba
 
-TOKENIZER_NAME = "rjieba-0.2.2"
+TOKENIZER_NAME = "rjieba-0.2.2+words"  # +words: runs of other scripts are words (segment)
 _WORD = re.compile(r"\w", re.UNICODE)
 _NUMBER = re.compile(r"^[+-]?\d+(?:[.,]\d+)*%?$")
 TITLE_WEIGHT = 2.0
@@ -43,14 +43,39 @@ def idf_table() -> tuple[dict[str, float], float]:
     return table, values[len(values) // 2]
 
 
+# jieba cuts a run of letters outside Han and ASCII into single letters (вчера -> в ч е р а,
+# Pokémon -> Pok é mon, 안녕 -> 안 녕), so every Russian or Korean text was a bag of its alphabet and
+# unrelated ones shared fingerprints. Such runs are words of their own: letters, digits and the
+# marks of scripts that write vowels as marks (Thai, Devanagari, Arabic), less Han.
+_HAN = r"\u2e80-\u2fdf\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+_WORD_PART = (r"\w\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
+              r"\u0900-\u0dff\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u3099\u309a")
+_OTHER_SCRIPT = re.compile(rf"(?![\x00-\x7f{_HAN}])[{_WORD_PART}]")
+_OTHER_SCRIPT_WORD = re.compile(rf"(?:(?![{_HAN}_])[{_WORD_PART}])+")
+
+
 def segment(text: str) -> list[str]:
-    """Raw jieba segmentation (punctuation and spaces included)."""
-    return rjieba.cut(text)
+    """Words in text order, punctuation and spaces included: jieba's, but a run of letters of
+    another script (Cyrillic, Hangul, accented Latin, kana) is one word."""
+    if not _OTHER_SCRIPT.search(text):
+        return rjieba.cut(text)
+    out: list[str] = []
+    at = 0
+    for m in _OTHER_SCRIPT_WORD.finditer(text):
+        if m.group().isascii():
+            continue  # jieba's own reading of ASCII (COVID-19, 5G) stays
+        if m.start() > at:
+            out += rjieba.cut(text[at:m.start()])
+        out.append(m.group())
+        at = m.end()
+    if at < len(text):
+        out += rjieba.cut(text[at:])
+    return out
 
 
 def content_tokens(text: str) -> list[str]:
     """Segmented words without punctuation, spaces and stopwords, in text order."""
-    return [tok for tok in rjieba.cut(text) if token_idf(tok)]
+    return [tok for tok in segment(text) if token_idf(tok)]
 
 
 def is_number(token: str) -> bool:
@@ -95,8 +120,8 @@ def weighted_tokens(title: str, body: str) -> dict[str, float]:
     picture, a share bar) must not outvote the rest of the text, or unrelated pages from one site
     get one fingerprint.
     """
-    counts: Counter[str] = Counter(rjieba.cut(body))
-    for tok in rjieba.cut(title):
+    counts: Counter[str] = Counter(segment(body))
+    for tok in segment(title):
         counts[tok] += TITLE_WEIGHT
     # One pass: a cached token costs one dictionary probe; only new tokens pay for regexes and lookups.
     idf = _IDF_CACHE.get
