@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 import click
 
-from .cli_options import CliError, common_options, config_options, settings_from_options
+from .cli_options import CliError, common_options, config_options, existing_store, settings_from_options
 from .daemon.lease import WriterLease
 from .errors import NewsdedupError, WriterBusy
 from .settings import Settings, describe
@@ -154,7 +154,7 @@ def _print_summary(counts: Counter, rejected: int, elapsed: float, rejects: str)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Output file (default: stdout).")
 def export(store: str | None, config: str | None, sets: tuple[str, ...], output: str | None) -> None:
     """Write every article with its cluster assignment as JSON Lines."""
-    settings = settings_from_options(config, store, sets)
+    settings = existing_store(settings_from_options(config, store, sets))
     with _open_indexer(settings) as indexer, click.open_file(output or "-", "w", encoding="utf-8") as out:
         for article in indexer.store.iter_articles():
             out.write(json.dumps(article.export_record(), ensure_ascii=False) + "\n")
@@ -210,7 +210,7 @@ def compare(pairs: str, config: str | None, sets: tuple[str, ...]) -> None:
 def explain(article_id: str, store: str | None, config: str | None, sets: tuple[str, ...]) -> None:
     """Why ARTICLE_ID is, or is not, a duplicate: the evidence against its match, its cluster's
     canonical article and its nearest candidates."""
-    settings = settings_from_options(config, store, sets)
+    settings = existing_store(settings_from_options(config, store, sets))
     with _open_indexer(settings) as indexer:
         try:
             report = indexer.explain(article_id)
@@ -225,7 +225,7 @@ def explain(article_id: str, store: str | None, config: str | None, sets: tuple[
 @click.option("--members/--no-members", default=False, help="List each cluster's members.")
 def clusters(store: str | None, config: str | None, sets: tuple[str, ...], top: int, members: bool) -> None:
     """The largest duplicate clusters."""
-    settings = settings_from_options(config, store, sets)
+    settings = existing_store(settings_from_options(config, store, sets))
     with _open_indexer(settings) as indexer:
         stats = indexer.store.stats()
         click.echo(f"{stats.articles} articles in {stats.clusters} clusters; {stats.duplicates} duplicates {stats.by_reason}")
@@ -245,26 +245,45 @@ def clusters(store: str | None, config: str | None, sets: tuple[str, ...], top: 
 @config_options
 @click.option("--show", default=5, show_default=True, help="How many false merges and misses to list.")
 def evaluate(path: str, truth_key: str, config: str | None, sets: tuple[str, ...], show: int) -> None:
-    """Ingest PATH into a temporary embedded store and score its clusters against the label in
-    --truth: pairwise and B-cubed precision/recall/F1, each layer's link precision, and the worst
-    false merges and misses."""
+    """Ingest PATH into a temporary embedded store and score its clusters, as they stand once every
+    record is in, against the label in --truth: pairwise and B-cubed precision/recall/F1, each
+    layer's link precision, and the worst false merges and misses.
+
+    Exit status: 0 every record scored, 3 some records rejected (named on stderr, not scored),
+    1 failure, or nothing scored at all."""
     import tempfile
 
     from .evaluation import bcubed_prf, by_layer, pairwise_prf, worst_errors
+    from .pipeline import Decision
     from .readers import Record, read_records
 
-    records = [item.data for item in read_records(path) if isinstance(item, Record) and isinstance(item.data, dict)]
-    labelled = [r for r in records if r.get(truth_key) is not None]
+    rejected: list[tuple[str, str]] = []  # (the record's id, else where it came from; why)
+    labelled = []
+    for item in read_records(path):
+        if not isinstance(item, Record) or not isinstance(item.data, dict):
+            rejected.append((item.where, getattr(item, "reason", "not a JSON object")))
+        elif item.data.get(truth_key) is not None:
+            labelled.append(item)
     if not labelled:
-        raise CliError(f"no record of {path} has the field {truth_key!r}")
+        raise CliError(f"no record of {path} has the field {truth_key!r}" + (f" ({len(rejected)} lines rejected)" if rejected else ""))
     with tempfile.TemporaryDirectory() as tmp:
         settings = settings_from_options(config, tmp, sets)
         with _open_indexer(settings) as indexer:
-            outcomes = indexer.index_many(labelled)
-    ok = [o for o in outcomes if o.article_id and o.cluster_id]
-    truth = {o.article_id: r[truth_key] for o, r in zip(outcomes, labelled) if o.article_id}
-    predicted = {o.article_id: o.cluster_id for o in ok}
-    titles = {o.article_id: str(r.get("title", ""))[:60] for o, r in zip(outcomes, labelled)}
+            outcomes = indexer.index_many([item.data for item in labelled], [item.where for item in labelled])
+            # The clusters once every record is in: a later article may merge the cluster an earlier
+            # one joined on arrival (order independence), which only the store's final state shows.
+            final = {a.id: a.cluster_id for a in indexer.store.iter_articles()}
+    rejected += [(o.article_id or o.where or "?", o.error or "rejected") for o in outcomes if o.decision is Decision.REJECTED]
+    if rejected:
+        click.echo(f"rejected {len(rejected)} records, not scored: " + "; ".join(f"{w}: {why}" for w, why in rejected[:5])
+                   + ("; ..." if len(rejected) > 5 else ""), err=True)
+    scored = [(o, item) for o, item in zip(outcomes, labelled) if o.decision is not Decision.REJECTED and o.article_id in final]
+    ok = [o for o, _ in scored]
+    truth = {o.article_id: item.data[truth_key] for o, item in scored}
+    if not truth:
+        raise CliError(f"nothing of {path} was scored: all {len(labelled)} labelled records were rejected")
+    predicted = {i: final[i] for i in truth}
+    titles = {o.article_id: str(item.data.get("title", ""))[:60] for o, item in scored}
     click.echo(f"{len(predicted)} articles, {len(set(truth.values()))} true groups, {len(set(predicted.values()))} clusters")
     click.echo(f"pairwise  {pairwise_prf(predicted, truth).row()}")
     b = bcubed_prf(predicted, truth)
@@ -276,6 +295,8 @@ def evaluate(path: str, truth_key: str, config: str | None, sets: tuple[str, ...
         click.echo(f"false merge in cluster {cid}: " + " | ".join(f"{truth[i]}: {titles[i]}" for i in ids[:6]))
     for label, ids in misses:
         click.echo(f"missed: {label!r} split over {len({predicted[i] for i in ids})} clusters: " + " | ".join(titles[i] for i in ids[:6]))
+    if rejected:
+        sys.exit(EXIT_REJECTS)
 
 
 @main.command()
@@ -289,16 +310,23 @@ def evaluate(path: str, truth_key: str, config: str | None, sets: tuple[str, ...
               help="Also fit the semantic pair model on these pairs and write it here (use it with --set decision.semantic_model=PATH).")
 def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], plot_path: str, min_precision: float, limit: int,
          fit_path: str | None) -> None:
-    """Sweep each layer's threshold on labelled pairs ({"a","b",LABEL} or {"source","target",LABEL}):
-    P/R/F1 table, a precision-recall PNG and the recommended settings. With --fit, refit the learned
-    semantic decision on them (5-fold cross-validated P/R/F1 and calibration are printed)."""
+    """Sweep each layer's threshold on labelled pairs ({"a","b",LABEL} or {"source","target",LABEL};
+    LABEL 0/1, true/false): P/R/F1 table, a precision-recall PNG and the recommended settings.
+    With --fit, refit the learned semantic decision on them (5-fold cross-validated P/R/F1 and
+    calibration are printed; pairs sharing an article id stay in one fold).
+
+    Exit status: 0 every line used, 3 some lines were not JSON objects (each named on stderr,
+    skipped, counted in the summary), 1 failure (a pair without a 0/1 label is one)."""
     from .readers import Record, read_records
-    from .tuning import pair_from_line, plot, settings_snippet, sweep
+    from .tuning import pair_from_line, pair_groups, plot, settings_snippet, sweep
 
     settings = settings_from_options(config, None, sets)
     data: list = []
+    rejected = 0
     for item in read_records(pairs, "jsonl"):
-        if not isinstance(item, Record):
+        if not isinstance(item, Record):  # as ingest does: name the line, go on, count it
+            rejected += 1
+            click.echo(f"rejected {item.where}: {item.reason}", err=True)
             continue
         try:
             data.append(pair_from_line(item.data, label_key))
@@ -306,15 +334,16 @@ def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], 
             raise CliError(f"{item.where}: {exc}") from None
         if limit and len(data) >= limit:
             break
+    skipped = f", {rejected} lines rejected" if rejected else ""
     if not data:
-        raise CliError(f"no labelled pairs in {pairs}")
+        raise CliError(f"no labelled pairs in {pairs}{skipped}")
     try:
         evidence = _open_comparer(settings).evidence_for_pairs([(a, b) for a, b, _ in data])
     except NewsdedupError as exc:  # a side that is not an article
         raise CliError(str(exc)) from None
     labels = [y for _, _, y in data]
     sweeps = sweep(evidence, labels, min_precision)
-    click.echo(f"{len(data)} pairs, {sum(labels)} labelled duplicate")
+    click.echo(f"{len(data)} pairs, {sum(labels)} labelled duplicate{skipped}")
     for s in sweeps:
         click.echo(f"\n{s.layer} / {s.score} ({s.setting})")
         click.echo("  threshold  precision  recall      F1")
@@ -330,10 +359,13 @@ def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], 
     click.echo("recommended settings (each layer alone; check them together with `newsdedup eval`):")
     click.echo(settings_snippet(sweeps, settings.simhash.bands) or "(no threshold reaches the precision floor)")
     if fit_path:
-        _fit_pair_model(evidence, labels, fit_path, min_precision, pairs, settings)
+        groups = pair_groups([(a, b) for a, b, _ in data])
+        _fit_pair_model(evidence, labels, groups, fit_path, min_precision, pairs, settings)
+    if rejected:
+        sys.exit(EXIT_REJECTS)
 
 
-def _fit_pair_model(evidence, labels, path: str, min_precision: float, source: str, settings: Settings) -> None:
+def _fit_pair_model(evidence, labels, groups: list[str], path: str, min_precision: float, source: str, settings: Settings) -> None:
     import numpy as np
 
     from .compare.model import features, fit_model, refused_by_guards
@@ -341,7 +373,7 @@ def _fit_pair_model(evidence, labels, path: str, min_precision: float, source: s
     if len(set(labels)) < 2:
         raise CliError("--fit needs pairs of both labels")
     x = np.vstack([features(ev) for ev in evidence])
-    model, report = fit_model(x, np.asarray(labels), [str(i) for i in range(len(labels))], min_precision=min_precision,
+    model, report = fit_model(x, np.asarray(labels), groups, min_precision=min_precision,
                               min_precision_headlines=min_precision, about={"fitted_on": f"{Path(source).name}: {len(labels)} pairs"},
                               refused=refused_by_guards(evidence, settings.decision))
     click.echo(f"\nsemantic pair model, 5-fold cross-validated (threshold per regime at precision >= {min_precision}):")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -21,12 +22,25 @@ def settings_from_options(config: str | None, store: str | None, sets: tuple[str
         if not sep:
             raise click.BadParameter(f"expected KEY=VALUE, got {item!r}", param_hint="--set")
         overrides[key.strip()] = value
-    if store:
+    if store is not None:  # --store "" is an empty path, refused by the settings, not no flag
         overrides["store.path"] = store
     try:
         return load_settings(config, overrides)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def existing_store(settings: Settings) -> Settings:
+    """``settings``, for a command that only reads the store. An embedded store directory that
+    does not hold the store's database is a mistyped --store: refused here, before opening it would
+    create an empty store there. An Elasticsearch URL is left to the store to answer."""
+    from .store import is_remote
+    from .store.sqlite import DB_FILE
+
+    location = settings.store.path
+    if not is_remote(location) and not (Path(location) / DB_FILE).is_file():
+        raise CliError(f"no store at {location}")
+    return settings
 
 
 def config_options(func):

@@ -3,6 +3,11 @@
 Pairwise scores count article pairs: a predicted pair is two articles in one predicted cluster,
 a true pair two articles with one truth label. Computed from the contingency table, so a million
 articles cost a dictionary pass, not a million squared pairs.
+
+Nothing to score is an error, not a score: ``pairwise_prf`` and ``bcubed_prf`` with no article
+both mappings know, and ``binary_prf`` with no pair, raise ValueError (a perfect 1.0 over an empty
+set reads as a result). With articles but no pair on either side (all singletons), pairwise
+precision and recall are 1.0: nothing was merged or missed.
 """
 
 from __future__ import annotations
@@ -36,9 +41,17 @@ def _pairs(n: int) -> int:
     return n * (n - 1) // 2
 
 
+def _scored_ids(predicted: Mapping[str, Hashable], truth: Mapping[str, Hashable]) -> list[str]:
+    ids = list(predicted.keys() & truth.keys())
+    if not ids:
+        raise ValueError("nothing to score: no article is both predicted and labelled")
+    return ids
+
+
 def pairwise_prf(predicted: Mapping[str, Hashable], truth: Mapping[str, Hashable]) -> PRF:
-    """Pairwise P/R/F1 of a clustering against truth labels, over the ids both know."""
-    ids = predicted.keys() & truth.keys()
+    """Pairwise P/R/F1 of a clustering against truth labels, over the ids both know (ValueError
+    when there is none)."""
+    ids = _scored_ids(predicted, truth)
     joint = Counter((predicted[i], truth[i]) for i in ids)
     pred_sizes = Counter(predicted[i] for i in ids)
     true_sizes = Counter(truth[i] for i in ids)
@@ -47,10 +60,9 @@ def pairwise_prf(predicted: Mapping[str, Hashable], truth: Mapping[str, Hashable
 
 
 def bcubed_prf(predicted: Mapping[str, Hashable], truth: Mapping[str, Hashable]) -> PRF:
-    """B-cubed P/R/F1: per-article precision and recall of its cluster, averaged."""
-    ids = list(predicted.keys() & truth.keys())
-    if not ids:
-        return PRF(1.0, 1.0, 1.0)
+    """B-cubed P/R/F1: per-article precision and recall of its cluster, averaged (ValueError when
+    no article is both predicted and labelled)."""
+    ids = _scored_ids(predicted, truth)
     joint = Counter((predicted[i], truth[i]) for i in ids)
     pred_sizes = Counter(predicted[i] for i in ids)
     true_sizes = Counter(truth[i] for i in ids)
@@ -60,11 +72,15 @@ def bcubed_prf(predicted: Mapping[str, Hashable], truth: Mapping[str, Hashable])
 
 
 def binary_prf(predicted: Iterable[bool], actual: Iterable[bool]) -> PRF:
-    tp = fp = fn = 0
+    """P/R/F1 of pair decisions against pair labels (ValueError when there is no pair)."""
+    tp = fp = fn = n = 0
     for p, a in zip(predicted, actual):
+        n += 1
         tp += p and a
         fp += p and not a
         fn += a and not p
+    if not n:
+        raise ValueError("nothing to score: no pair")
     return _prf(tp, fp, fn)
 
 

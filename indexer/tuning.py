@@ -43,19 +43,60 @@ class Sweep:
     best: SweepRow | None
 
 
+_LABEL_WORDS = {"0": False, "1": True, "0.0": False, "1.0": True, "false": False, "true": True}
+
+
+def parse_label(value: Any) -> bool:
+    """A 0/1 duplicate label: a bool, 0 or 1 (int or float), or one of "0", "1", "0.0", "1.0",
+    "true", "false" (any case, spaces around). Anything else (null, -1, 2, nan, "yes") raises
+    ValueError: a label read the wrong way round moves every threshold the sweep recommends."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):  # nan equals neither
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _LABEL_WORDS:
+        return _LABEL_WORDS[value.strip().lower()]
+    raise ValueError(f"label {value!r} is not 0 or 1")
+
+
 def pair_from_line(data: Any, label_key: str) -> tuple[Mapping, Mapping, bool]:
     """``{"a": article, "b": article, KEY: 0/1}``, or the sohu shape ``{"source", "target", KEY}``
-    whose sides are headlines. Labels may be bools, numbers or "0"/"1" strings."""
+    whose sides are headlines. Labels are read by ``parse_label``."""
     if not isinstance(data, Mapping):
         raise ValueError("pair must be a JSON object")
     if label_key not in data:
         raise ValueError(f"no label field {label_key!r}")
     a, b = (data.get("a"), data.get("b")) if "a" in data else (data.get("source"), data.get("target"))
     side = lambda x: {"title": x.strip()} if isinstance(x, str) else x  # noqa: E731
-    label = data[label_key]
-    if isinstance(label, str):
-        label = label.strip().lower() in ("1", "true", "yes", "duplicate")
-    return side(a), side(b), bool(label)
+    return side(a), side(b), parse_label(data[label_key])
+
+
+def pair_groups(pairs: Sequence[tuple[Any, Any]]) -> list[str]:
+    """Cross-validation groups of pairs: pairs linked by a shared article id (directly or through
+    other pairs) are one group, so no article is both trained on and held out; a pair whose sides
+    carry no id is a group of its own."""
+    ids = [[str(s["id"]) for s in pair if isinstance(s, Mapping) and s.get("id") not in (None, "")] for pair in pairs]
+    group = linked_groups(ids)
+    return [f"article:{group[found[0]]}" if found else f"pair:{i}" for i, found in enumerate(ids)]
+
+
+def linked_groups(links: Iterable[Sequence[str]]) -> dict[str, str]:
+    """Each id's group: the smallest id linked to it, directly or through others (union-find)."""
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for linked in links:
+        for other in linked[1:]:
+            a, b = root(linked[0]), root(other)
+            parent[max(a, b)] = min(a, b)
+        if linked:
+            root(linked[0])
+    return {x: root(x) for x in parent}
 
 
 def sweep(evidence: Sequence[PairEvidence], labels: Sequence[bool], min_precision: float = 0.95) -> list[Sweep]:

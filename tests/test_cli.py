@@ -227,3 +227,97 @@ def test_ingest_into_a_store_path_that_cannot_be_a_directory_is_a_clear_error(tm
     r = CliRunner().invoke(main, ["ingest", str(news_file), "--store", str(news_file / "store")])
     assert r.exit_code == 1 and "writer lease of the store" in r.output and "Traceback" not in r.output, r.output
     assert r.exception is None or isinstance(r.exception, SystemExit)
+
+
+def _write_jsonl(path, rows):
+    path.write_text("\n".join(r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_eval_scores_the_clusters_a_later_article_merged(tmp_path, monkeypatch):
+    """Head and tail of one report start two clusters; the original, a batch later, bridges and
+    merges them. eval scores the store's final clusters, not the one each article joined."""
+    import indexer.pipeline
+    from indexer.features import Featurizer
+    from indexer.features.simhash import FINGERPRINT_LAYOUT
+    from indexer.store.sqlite import SqliteStore
+    from tests.conftest import TableEmbedder
+    from tests.test_clusters import EMBEDDER, STORIES
+
+    embedder = TableEmbedder(EMBEDDER)
+
+    def open_with_table_embedder(settings):
+        store = SqliteStore(settings.store.path, vector_dims=embedder.dims, embedding_model=embedder.name,
+                            fingerprint_layout=FINGERPRINT_LAYOUT, bands=settings.simhash.bands)
+        return indexer.pipeline.Indexer(settings, store, Featurizer(settings, embedder))
+
+    monkeypatch.setattr(indexer.pipeline.Indexer, "open", staticmethod(open_with_table_embedder))
+    cpi = {r["id"]: r for r in STORIES if r["id"].startswith("cpi")}
+    p = _write_jsonl(tmp_path / "bridged.jsonl", [dict(cpi[i], event="cpi") for i in ("cpi-head", "cpi-tail", "cpi-orig")])
+    r = run("eval", p, "--truth", "event", "--set", "input.batch_size=1")
+    assert r.exit_code == 0, r.output
+    assert "3 articles, 1 true groups, 1 clusters" in r.output, r.output
+    assert "pairwise  P=1.0000 R=1.0000" in r.output and "missed:" not in r.output, r.output
+
+
+def test_eval_names_rejected_records_and_refuses_to_score_nothing(tmp_path):
+    good = {"id": "a", "title": "10月CPI同比上涨2.1%", "content": CPI, "event": 1}
+    empty = {"id": "x1", "title": "", "content": "", "event": 2}  # neither title nor content: rejected
+    p = _write_jsonl(tmp_path / "some.jsonl", [good, empty, "not json"])
+    r = CliRunner().invoke(main, ["eval", str(p), "--truth", "event", "--set", "embedding.model=none"])
+    assert r.exit_code == EXIT_REJECTS, r.output
+    assert "rejected 2 records, not scored" in r.output and "x1: neither title nor content" in r.output, r.output
+    assert f"{p}:3: malformed JSON" in r.output and "1 articles, 1 true groups, 1 clusters" in r.output, r.output
+
+    p = _write_jsonl(tmp_path / "none.jsonl", [empty, dict(empty, id="x2")])
+    r = CliRunner().invoke(main, ["eval", str(p), "--truth", "event", "--set", "embedding.model=none"])
+    assert r.exit_code == 1 and "nothing of" in r.output and "all 2 labelled records were rejected" in r.output, r.output
+    assert "P=1.0000" not in r.output and "Traceback" not in r.output and isinstance(r.exception, SystemExit)
+
+
+TUNE_PAIRS = [
+    {"source": "山西晋中榆次区中小学12日起陆续放假", "target": "山西晋中榆次区中小学12日起陆续放假", "dup": "1.0"},
+    {"source": "北京今日迎来降雪", "target": "上海地铁新线开通", "dup": " FALSE "},
+    {"source": "泸定5.1级地震", "target": "泸定发生5.1级地震", "dup": True},
+]
+
+
+def test_tune_reads_0_1_labels_and_refuses_others_naming_the_line(tmp_path):
+    p = _write_jsonl(tmp_path / "pairs.jsonl", TUNE_PAIRS)
+    r = run("tune", p, "--label", "dup", "--set", "embedding.model=none", "--plot", tmp_path / "pr.png")
+    assert r.exit_code == 0 and "3 pairs, 2 labelled duplicate" in r.output, r.output
+    for bad in (-1, 2, "2", None, "yes", "nan"):
+        p = _write_jsonl(tmp_path / "bad.jsonl", TUNE_PAIRS[:2] + [dict(TUNE_PAIRS[2], dup=bad)])
+        r = CliRunner().invoke(main, ["tune", str(p), "--label", "dup", "--set", "embedding.model=none", "--plot", str(tmp_path / "pr.png")])
+        assert r.exit_code == 1 and f"{p}:3: label {bad!r} is not 0 or 1" in r.output, (bad, r.output)
+        assert isinstance(r.exception, SystemExit), r.exception
+    p.write_text(p.read_text().replace('"dup": "nan"', '"dup": NaN'))  # a float nan, as Python's json reads it
+    r = CliRunner().invoke(main, ["tune", str(p), "--label", "dup", "--set", "embedding.model=none", "--plot", str(tmp_path / "pr.png")])
+    assert r.exit_code == 1 and f"{p}:3: label nan is not 0 or 1" in r.output, r.output
+
+
+def test_tune_names_each_malformed_line_counts_it_and_says_so_in_the_exit_status(tmp_path):
+    p = _write_jsonl(tmp_path / "pairs.jsonl", [TUNE_PAIRS[0], '{"source": "x", ', TUNE_PAIRS[1], "[1, 2"])
+    r = CliRunner().invoke(main, ["tune", str(p), "--label", "dup", "--set", "embedding.model=none", "--plot", str(tmp_path / "pr.png")])
+    assert r.exit_code == EXIT_REJECTS, r.output
+    assert f"rejected {p}:2: malformed JSON" in r.output and f"rejected {p}:4: malformed JSON" in r.output, r.output
+    assert "2 pairs, 1 labelled duplicate, 2 lines rejected" in r.output, r.output
+
+
+@pytest.mark.parametrize("command", [["export"], ["clusters"], ["explain", "a"]])
+def test_read_only_commands_refuse_a_store_that_is_not_there_and_create_none(tmp_path, command):
+    typo = tmp_path / "typo-store"
+    r = CliRunner().invoke(main, [*command, "--store", str(typo)])
+    assert r.exit_code == 1 and f"no store at {typo}" in r.output, r.output
+    assert not typo.exists()
+    typo.mkdir()  # a directory without the store's database in it is no store either
+    r = CliRunner().invoke(main, [*command, "--store", str(typo)])
+    assert r.exit_code == 1 and f"no store at {typo}" in r.output and list(typo.iterdir()) == [], r.output
+
+
+def test_an_elasticsearch_url_is_left_to_the_store_to_answer():
+    from indexer.cli_options import existing_store
+    from indexer.settings import Settings
+
+    settings = Settings().replace(**{"store.path": "http://127.0.0.1:9"})
+    assert existing_store(settings) is settings

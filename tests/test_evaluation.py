@@ -28,3 +28,14 @@ def test_bcubed():
 def test_binary():
     m = binary_prf([True, True, False, False], [True, False, True, False])
     assert (m.tp, m.fp, m.fn) == (1, 1, 1) and m.f1 == 0.5
+
+
+def test_nothing_to_score_is_an_error_not_a_perfect_score():
+    with pytest.raises(ValueError, match="nothing to score"):
+        pairwise_prf({}, {})
+    with pytest.raises(ValueError, match="nothing to score"):
+        bcubed_prf({"a": 1}, {"b": 1})  # no article both predicted and labelled
+    with pytest.raises(ValueError, match="nothing to score"):
+        binary_prf([], [])
+    single = pairwise_prf({"a": 1}, {"a": 1})  # one article: nothing merged, nothing missed
+    assert (single.precision, single.recall) == (1.0, 1.0)

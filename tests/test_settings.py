@@ -69,8 +69,9 @@ def test_an_empty_store_path_is_refused_from_every_source(tmp_path):
     cfg.write_text('[store]\npath = ""\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="'store.path'"):
         load_settings(cfg, environ={})
-    r = CliRunner().invoke(main, ["config", "--set", "store.path="], env={"NEWSDEDUP_CONFIG": None})
-    assert r.exit_code != 0 and "store.path" in r.output
+    for args in (["--set", "store.path="], ["--store", ""]):
+        r = CliRunner().invoke(main, ["config", *args], env={"NEWSDEDUP_CONFIG": None})
+        assert r.exit_code != 0 and "store.path" in r.output, args
 
 
 @pytest.mark.parametrize("name, meant", [

@@ -133,8 +133,11 @@ def cross_validate(x: np.ndarray, y: np.ndarray, groups: Sequence[str], folds: i
                    weights: np.ndarray | None = None, min_precision: float = 0.9, refused: np.ndarray | None = None) -> dict:
     """Out-of-fold probabilities by ``folds`` folds of whole groups (a group never straddles a
     fold), the threshold they support, and how calibrated they are (mean predicted probability
-    against the observed rate in ten bins). Pairs a guard ``refused`` count as predicted 0 for the
-    threshold and its figures, as they are in a decision."""
+    against the observed rate in ten bins). Both calibration means are weighted by ``weights``,
+    the weights the model is fitted with: it is calibrated on the weighted set, so an unweighted
+    observed rate would show a miscalibration that is only the weighting (``pairs`` still counts
+    pairs). Pairs a guard ``refused`` count as predicted 0 for the threshold and its figures, as
+    they are in a decision."""
     y = np.asarray(y, dtype=bool)
     fold_of = np.array([hash_fold(g, folds) for g in groups])
     oof = np.zeros(len(y))
@@ -149,11 +152,14 @@ def cross_validate(x: np.ndarray, y: np.ndarray, groups: Sequence[str], folds: i
         oof[np.asarray(refused, dtype=bool)] = 0.0
     threshold, precision, recall, f1 = best_threshold(oof, y, min_precision)
     bins = []
+    sample_weight = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=float)
     for lo in np.linspace(0, 0.9, 10):
         inside = (calibration_of >= lo) & (calibration_of < lo + 0.1 + (1e-9 if lo >= 0.9 else 0))
-        if inside.any():
+        w_in = sample_weight[inside]
+        if w_in.sum() > 0:
             bins.append({"bin": f"{lo:.1f}-{lo + 0.1:.1f}", "pairs": int(inside.sum()),
-                         "predicted": round(float(calibration_of[inside].mean()), 3), "observed": round(float(y[inside].mean()), 3)})
+                         "predicted": round(float(np.average(calibration_of[inside], weights=w_in)), 3),
+                         "observed": round(float(np.average(y[inside], weights=w_in)), 3)})
     return {"folds": folds, "threshold": threshold, "precision": round(precision, 4), "recall": round(recall, 4),
             "f1": round(f1, 4), "calibration": bins, "oof": oof}
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import sys
 from datetime import datetime, timezone
 
 import click
 
-from ..cli_options import common_options, settings_from_options
+from ..cli_options import common_options, existing_store, settings_from_options
 from ..errors import NewsdedupError
 from ..settings import DaemonSettings, Settings
 
@@ -35,16 +36,40 @@ def serve(store: str | None, config: str | None, sets: tuple[str, ...], host: st
     (/v1/clusters/{id}/split, /v1/clusters/merge, /v1/labels), /healthz, /readyz, /metrics, the
     OpenAPI spec at /openapi.json and the browser view at /ui/clusters. The queue lives with the
     store. SIGTERM drains the queue and exits 0."""
-    from .service import run
-
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     logging.getLogger().setLevel(getattr(logging, log_level.upper()))
     settings, dsettings = load_all(config, store, sets, host, port)
-    try:
-        code = run(settings, dsettings)
+    daemon = _start_up(settings, dsettings)
+    try:  # service.run, past the start-up
+        daemon.install_signal_handlers()
+        daemon.start()
+        daemon.wait()
+        code = daemon.shutdown()
     except (NewsdedupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     sys.exit(code)
+
+
+def _start_up(settings: Settings, dsettings: DaemonSettings):
+    """The daemon, built (queue, worker, crawl schedule, bound port); what stops it from starting
+    as a message naming the setting or file, not a traceback."""
+    from .queue import QUEUE_FILE
+    from .queue_home import queue_dir_for
+    from .service import Daemon
+
+    try:
+        return Daemon(settings, dsettings)
+    except (NewsdedupError, OSError) as exc:
+        raise click.ClickException(str(exc)) from None
+    except sqlite3.DatabaseError as exc:  # the store's own errors come as StoreError: this is the queue's
+        raise click.ClickException(f"cannot read the daemon queue {queue_dir_for(settings) / QUEUE_FILE}: {exc} "
+                                   "(move it aside to start with an empty queue)") from None
+    except ValueError as exc:
+        if not dsettings.crawl_sources:
+            raise
+        # The crawl schedule's sources file is invalid (crawlers' SourceConfigError, a ValueError:
+        # indexer never imports crawlers, so it is caught by that contract).
+        raise click.ClickException(f"setting 'daemon.crawl_sources': {exc}") from None
 
 
 def _open_queue(config: str | None, store: str | None, sets: tuple[str, ...]):
@@ -129,6 +154,7 @@ def ui(store: str | None, config: str | None, sets: tuple[str, ...], host: str |
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     settings, dsettings = load_all(config, store, sets, host, port)
+    existing_store(settings)
     try:
         # Corrections take the store's writer lease, one at a time: not while a daemon or an
         # ingest writes into the store (their decisions read clusters the correction changes).
@@ -148,6 +174,8 @@ def ui(store: str | None, config: str | None, sets: tuple[str, ...], host: str |
         while not stop.wait(0.5) and server.alive():
             pass
         server.stop()
+        if not stop.is_set():  # its thread died: no request reaches it, so fail as `serve` does
+            raise click.ClickException("the HTTP server stopped unexpectedly")
     except OSError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
@@ -170,6 +198,7 @@ def export_labels(store: str | None, config: str | None, sets: tuple[str, ...], 
     from ..labels import labels_from_changes
 
     settings, _ = load_all(config, store, sets)
+    existing_store(settings)
     try:
         indexer = Indexer.open(settings)
     except (NewsdedupError, OSError) as exc:

@@ -113,3 +113,52 @@ def test_fitting_leaves_out_the_pairs_judge_refuses_whatever_a_model_says():
     pairs = [PairEvidence(**inside), PairEvidence(**{**inside, "roundups": 1}),
              PairEvidence(**{**inside, "specifics": "date differs"}), PairEvidence(**{**inside, "cosine": 0.2})]
     assert refused_by_guards(pairs, decision).tolist() == [False, True, True, True]
+
+
+def test_calibration_is_weighted_as_the_fit_is():
+    """The model is fitted with per-pair weights, so it is calibrated on the weighted set: each
+    bin's predicted and observed means carry the same weights."""
+    from indexer.compare.model import cross_validate
+
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0, 1, size=(400, len(FEATURES)))
+    y = rng.uniform(0, 1, 400) < x[:, 0]
+    weights = np.where(y, 4.0, 1.0)  # positives count four times, as a set balanced by weight would
+    report = cross_validate(x, y, [str(i) for i in range(400)], weights=weights)
+    p = report["oof"]
+    differs = 0
+    for b in report["calibration"]:
+        lo, hi = map(float, b["bin"].split("-"))
+        inside = (p >= lo) & (p < hi + (1e-9 if hi >= 1 else 0))
+        assert b["pairs"] == int(inside.sum())
+        assert b["observed"] == round(float(np.average(y[inside], weights=weights[inside])), 3), b
+        assert b["predicted"] == round(float(np.average(p[inside], weights=weights[inside])), 3), b
+        differs += b["observed"] != round(float(y[inside].mean()), 3)
+    assert differs  # the weights change what is observed: the test tells weighted from not
+
+
+def test_tune_fit_keeps_pairs_that_share_an_article_in_one_fold(tmp_path, monkeypatch):
+    import indexer.compare.model as model_module
+
+    seen = {}
+    real = model_module.fit_model
+
+    def spy(x, y, groups, **kw):
+        seen["groups"] = list(groups)
+        return real(x, y, groups, **kw)
+
+    monkeypatch.setattr(model_module, "fit_model", spy)
+    side = lambda i, title: {"id": i, "title": title}  # noqa: E731
+    rows = [
+        {"a": side("a", "某市读书节开幕 市民踊跃参加"), "b": side("b", "读书节在某市开幕 市民踊跃参加"), "label": 1},
+        {"a": side("b", "读书节在某市开幕 市民踊跃参加"), "b": side("c", "台风登陆沿海地区 多地停课"), "label": 0},
+        {"a": side("d", "台风登陆沿海地区 多地停课"), "b": side("e", "沿海多地停课 台风登陆"), "label": 1},
+        {"source": "北京今日迎来降雪", "target": "上海地铁新线开通", "label": 0},
+    ]
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    result = CliRunner().invoke(main, ["tune", str(pairs), "--label", "label", "--set", "embedding.model=none",
+                                       "--plot", str(tmp_path / "pr.png"), "--fit", str(tmp_path / "model.json")])
+    assert result.exit_code == 0, result.output
+    g = seen["groups"]
+    assert g[0] == g[1] and len({g[0], g[2], g[3]}) == 3, g
