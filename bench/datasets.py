@@ -3,6 +3,7 @@ repost / templated-report sets built from it. Used by bench/quality.py; nothing 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -11,7 +12,8 @@ import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from splits import check_part, ecom_key, part_of, sohu_key, story_key, wsdm_key
+from indexer.tuning import linked_groups
+from splits import cec_key, check_part, ecom_key, part_of, sohu_key, story_key, wsdm_key
 
 DATA = Path(os.environ.get("NEWSDEDUP_EVAL_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 CST = timezone(timedelta(hours=8))
@@ -33,15 +35,19 @@ def sohu_pairs(name: str = "short_short_B_train.jsonl", label: str = "labelB", p
 def wsdm_pairs(part: str | None = None):
     """(claim headline, other headline, label) of the WSDM Cup 2019 fake-news pairs: ``agreed`` (the
     other tells the same claim), ``disagreed`` (it refutes the claim) or ``unrelated``; ``part``: only
-    the claims of that split part (splits.wsdm_key)."""
+    the claims of that split part (splits.wsdm_key), a claim being every headline linked to it by a
+    pair: one rumour stands under several ``tid1``s that share ``tid2`` headlines (57 and 61, one
+    颈椎病 claim, both paired with 60), so splitting by ``tid1`` put one claim in both parts."""
     import csv
 
     if part is not None:
         check_part(part)
     with open(DATA / "wsdm2019_fakenews_pairs" / "train-small.csv", encoding="utf-8", newline="") as fh:
-        for row in csv.DictReader(fh):
-            if part is None or part_of(wsdm_key(row["tid1"])) == part:
-                yield row["title1_zh"].strip(), row["title2_zh"].strip(), row["label"]
+        rows = list(csv.DictReader(fh))
+    claim = linked_groups((row["tid1"], row["tid2"]) for row in rows)
+    for row in rows:
+        if part is None or part_of(wsdm_key(claim[row["tid1"]])) == part:
+            yield row["title1_zh"].strip(), row["title2_zh"].strip(), row["label"]
 
 
 def ecom_articles(part: str | None = None):
@@ -79,6 +85,21 @@ def cec_reports():
             row = json.loads(line)
             yield {"id": f"cec-{row['id']}", "title": row["title"], "content": row["body"],
                    "category": row["category"], "date_text": row.get("date") or ""}
+
+
+@functools.lru_cache(maxsize=1)
+def _cec_split_keys() -> dict[str, str]:
+    import hard_negatives
+
+    return {r["id"]: cec_key(r["category"], hard_negatives.lead_place(r["title"], r["content"]), r["id"])
+            for r in cec_reports()}
+
+
+def split_key(article_id: str) -> str:
+    """The split key of a real article, wherever a set uses it: its story (splits.story_key), and for
+    a cec_news report its kind of emergency and place (splits.cec_key), the key its use as a hard
+    negative has, so that one report never serves as a tune set's seed and a test set's negative."""
+    return _cec_split_keys()[article_id] if article_id.startswith("cec-") else story_key(article_id)
 
 
 def embedded_texts(records, settings) -> list[str]:
@@ -144,12 +165,12 @@ def distinct_seeds(limit: int, min_chars: int = 200, seed: int = 7, part: str | 
                    sources=("inews", "cec"), exclude=frozenset()) -> list[dict]:
     """Real articles with no exact or near copy among themselves (checked by character 5-gram
     containment), so each one can stand for its own story. ``part``: only articles whose story
-    falls in that split part (splits.story_key); ``exclude``: ids never to pick."""
+    falls in that split part (``split_key``); ``exclude``: ids never to pick."""
     rng = random.Random(seed)
     loaders = {"inews": inews_articles, "cec": cec_articles}
     pool = [a for source in sources for a in loaders[source]()
             if len(a["content"]) >= min_chars and a["title"].strip() and a["id"] not in exclude
-            and (part is None or part_of(story_key(a["id"])) == check_part(part))]
+            and (part is None or part_of(split_key(a["id"])) == check_part(part))]
     rng.shuffle(pool)
     kept, sizes, titles, bodies = [], [], set(), set()
     postings: dict[str, list[int]] = {}  # 5-gram -> kept articles holding it

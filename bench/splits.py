@@ -17,7 +17,8 @@ Keys of the sets (use these helpers rather than spelling keys by hand):
 - synthetic reposts (v1 ``datasets.repost_set`` and v2 ``heldout``): the seed article's id,
   ``story_key(article_id)``; the seeds of one set are drawn from one part before any repost is
   made, so tune and test sets share no real article;
-- WSDM Cup 2019 fake-news headline pairs: ``wsdm_key(tid1)``, every pair of one claim together;
+- WSDM Cup 2019 fake-news headline pairs: ``wsdm_key(claim)``, every pair of one claim together (a
+  claim: the headlines linked by pairs, ``datasets.wsdm_pairs``);
 - cec_news hard negatives: ``cec_key(category, place)``, so two reports of one kind of news in
   one place (the hardest negatives) fall in the same part.
 """
@@ -65,7 +66,7 @@ def sohu_key(source: str, target: str) -> str:
 
 
 def wsdm_key(claim_id: str) -> str:
-    """WSDM Cup 2019 fake-news pairs: one claim's pairs (its ``tid1``) together."""
+    """WSDM Cup 2019 fake-news pairs: one claim's pairs together."""
     return f"wsdm2019-claim:{claim_id}"
 
 

@@ -67,5 +67,22 @@ def test_wsdm_pairs_keep_each_claim_in_one_part():
     parts = {part: list(datasets.wsdm_pairs(part=part)) for part in splits.PARTS}
     claims = {part: {claim for claim, _, _ in pairs} for part, pairs in parts.items()}
     assert not claims["tune"] & claims["test"]
+    # ... nor any headline: one rumour stands under several claim ids that share other headlines
+    headlines = {part: {h for a, b, _ in pairs for h in (a, b)} for part, pairs in parts.items()}
+    assert not headlines["tune"] & headlines["test"]
     assert sum(map(len, parts.values())) == len(list(datasets.wsdm_pairs())) == 2000
     assert {label for pairs in parts.values() for _, _, label in pairs} == {"agreed", "disagreed", "unrelated"}
+
+
+def test_a_cec_report_is_in_one_part_whether_a_seed_or_a_hard_negative():
+    """cec_news reports were split by their id as seeds and by kind and place as hard negatives, so
+    one report could be a tune set's seed and a test set's negative."""
+    import datasets
+    import heldout_sets
+
+    if not (datasets.DATA / "cec_news" / "cec_raw_news.jsonl").exists():
+        pytest.skip(f"evaluation data not found at {datasets.DATA}")
+    for part, other in (("tune", "test"), ("test", "tune")):
+        seeds = {a["id"] for a in datasets.distinct_seeds(300, part=part) if a["id"].startswith("cec-")}
+        negatives = {r["id"] for r in heldout_sets.cec_hard_negatives(other)}
+        assert seeds and negatives and not seeds & negatives
