@@ -43,7 +43,6 @@ from indexer.compare.rules import judge  # noqa: E402
 from indexer.compare.verifier import HeadlineVerifier, borderline, verifier_text  # noqa: E402
 from indexer.features.embedding import E5SmallEmbedder  # noqa: E402
 from indexer.settings import load_settings  # noqa: E402
-from indexer.tuning import linked_groups  # noqa: E402
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "indexer" / "data" / "pair_model.json"
 
@@ -112,8 +111,9 @@ def main() -> None:
     evidence, pair_sides = [], []
 
     def add(ev, label, group, name, a, b):
-        """``group``: the pair's cross-validation group, or None for the group of articles it is
-        linked to by pairs (an article in pairs of two folds would be trained on and held out)."""
+        """``group``: the pair's cross-validation group, its story or event (of two, the smaller):
+        a story's pairs are held out together. An article of pairs across two stories can be in
+        two folds; grouping by every shared article joins the whole candidate set into one group."""
         evidence.append(ev)
         pair_sides.append((a, b))
         rows.append(features(ev))
@@ -130,7 +130,7 @@ def main() -> None:
     sides = comparer.sides([a for a, _ in ecom])
     for i, j in candidate_pairs(sides, floor):
         (a, ea), (b, eb) = ecom[i], ecom[j]
-        add(comparer.evidence(sides[i], sides[j]), ea == eb, None, "ecom", sides[i], sides[j])
+        add(comparer.evidence(sides[i], sides[j]), ea == eb, splits.ecom_key(min(ea, eb)), "ecom", sides[i], sides[j])
 
     records, truth = datasets.repost_set(args.seeds, part="tune")
     records = [r for r in records if r.get("kind") != "template"]
@@ -141,10 +141,8 @@ def main() -> None:
         # every positive pair would drown the set: keep the pairs with an original in them
         if same and records[i]["kind"] != "original" and records[j]["kind"] != "original":
             continue
-        add(comparer.evidence(sides[i], sides[j]), same, None, "reposts", sides[i], sides[j])
+        add(comparer.evidence(sides[i], sides[j]), same, splits.story_key(min(truth[a], truth[b])), "reposts", sides[i], sides[j])
 
-    linked = linked_groups((a.id, b.id) for (a, b), g in zip(pair_sides, groups) if g is None)
-    groups = [g if g is not None else f"articles:{linked[a.id]}" for (a, _), g in zip(pair_sides, groups)]
     if args.verifier:
         choose_verifier_bars(evidence, pair_sides, labels, sets, settings)
         return

@@ -359,7 +359,7 @@ def tune(pairs: str, label_key: str, config: str | None, sets: tuple[str, ...], 
     click.echo("recommended settings (each layer alone; check them together with `newsdedup eval`):")
     click.echo(settings_snippet(sweeps, settings.simhash.bands) or "(no threshold reaches the precision floor)")
     if fit_path:
-        groups = pair_groups([(a, b) for a, b, _ in data])
+        groups = pair_groups([(a, b) for a, b, _ in data], labels)
         _fit_pair_model(evidence, labels, groups, fit_path, min_precision, pairs, settings)
     if rejected:
         sys.exit(EXIT_REJECTS)

@@ -271,8 +271,8 @@ def _meant_env_name(sections: Mapping[str, type], section: str, key: str) -> str
     if not key or meant_section is None:
         return None  # another tool's variable
     keys = [f.name for f in dataclasses.fields(sections[meant_section])]
-    meant_key = key if key in keys else _closest(key, keys, key)
-    if (meant_section, meant_key) == (section, key):
+    meant_key = key if key in keys else _closest(key, keys, None)
+    if meant_key is None or (meant_section, meant_key) == (section, key):
         return None  # a setting, or an unknown key of a known section, which load_settings reports with its keys
     return f"{ENV_PREFIX}{meant_section}_{meant_key}".upper()
 

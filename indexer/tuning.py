@@ -71,12 +71,14 @@ def pair_from_line(data: Any, label_key: str) -> tuple[Mapping, Mapping, bool]:
     return side(a), side(b), parse_label(data[label_key])
 
 
-def pair_groups(pairs: Sequence[tuple[Any, Any]]) -> list[str]:
-    """Cross-validation groups of pairs: pairs linked by a shared article id (directly or through
-    other pairs) are one group, so no article is both trained on and held out; a pair whose sides
-    carry no id is a group of its own."""
+def pair_groups(pairs: Sequence[tuple[Any, Any]], labels: Sequence[bool]) -> list[str]:
+    """Cross-validation groups of pairs: a story's pairs together. Duplicates linked by a shared
+    article id (directly or through other duplicates) are one group; a pair of two stories goes
+    with its first article's. Linking by every shared article would join a file of candidate pairs
+    around a few hub articles into one group, and a cross-validation of one group trains on nothing.
+    A pair whose sides carry no id is a group of its own."""
     ids = [[str(s["id"]) for s in pair if isinstance(s, Mapping) and s.get("id") not in (None, "")] for pair in pairs]
-    group = linked_groups(ids)
+    group = linked_groups([found for found, same in zip(ids, labels) if same] + [found[:1] for found in ids])
     return [f"article:{group[found[0]]}" if found else f"pair:{i}" for i, found in enumerate(ids)]
 
 

@@ -24,6 +24,7 @@ import opencc
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from indexer.cleaning import fold_script  # noqa: E402
+from indexer.tuning import linked_groups  # noqa: E402
 
 DICTIONARIES = ("TWPhrases", "HKPhrases")
 OUT = pathlib.Path(__file__).resolve().parents[1] / "indexer" / "data" / "regional_phrases.txt"
@@ -44,25 +45,14 @@ def exported(name: str, workdir: pathlib.Path) -> list[tuple[str, list[str]]]:
 
 def synonym_groups(rows: list[tuple[str, list[str]]]) -> list[list[str]]:
     """Union of each mainland word with its regional words, all folded to simplified characters."""
-    parent: dict[str, str] = {}
-
-    def find(w: str) -> str:
-        while parent.setdefault(w, w) != w:
-            parent[w] = parent[parent[w]]
-            w = parent[w]
-        return w
-
-    mainland = set()
+    mainland, links = set(), []
     for key, values in rows:
         m = fold_script(key)
         mainland.add(m)
-        for v in values:
-            r = fold_script(v)
-            if r != m:
-                parent[find(r)] = find(m)
+        links += [(m, r) for r in map(fold_script, values) if r != m]
     groups: dict[str, list[str]] = {}
-    for w in list(parent):
-        groups.setdefault(find(w), []).append(w)
+    for word, group in linked_groups(links).items():
+        groups.setdefault(group, []).append(word)
     out = []
     for words in groups.values():
         canonical = min((w for w in words if w in mainland), key=lambda w: (len(w), w), default=min(words))

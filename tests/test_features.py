@@ -27,6 +27,7 @@ def test_words_of_other_scripts_stay_whole():
     assert segment("Pokémon Go 发布") == ["Pokémon", " ", "Go", " ", "发布"]
     assert segment("안녕하세요 세계") == ["안녕하세요", " ", "세계"]
     assert segment("สวัสดีครับ") == ["สวัสดีครับ"]  # Thai vowels are marks, inside the word
+    assert segment("आग लग गई। दमकल") == ["आग", " ", "लग", " ", "गई", "।", " ", "दमकल"]  # a danda ends a word
     assert segment("東京タワー") == ["東京", "タワー"]
     assert segment("COVID-19疫情 5G") == rjieba.cut("COVID-19疫情 5G")  # ASCII stays rjieba's
 

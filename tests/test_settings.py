@@ -95,6 +95,8 @@ def test_other_variables_under_the_prefix_are_still_ignored():
         "NEWSDEDUP_REQUIRE_ES": "1", "NEWSDEDUP_REQUIRE_BROWSER": "1", "NEWSDEDUP_UI_SCREENSHOTS": "/s",
         "NEWSDEDUP_TEST_ES_URL": "http://x", "NEWSDEDUP_TEST_ES_API_KEY": "k", "NEWSDEDUP_TEST_ES_USERNAME": "u",
         "NEWSDEDUP_SOMETHING_ELSE": "x", "NEWSDEDUP_": "x", "NEWSDEDUP_DAEMON": "x",
+        # a near-miss section with no setting of that key: nothing to suggest (STORE_DIR is none)
+        "NEWSDEDUP_STORES_DIR": "/x",
     }
     s = load_settings(environ={**others, "NEWSDEDUP_DAEMON_AUTH_TOKEN": "s3cret"})
     assert s.daemon.auth_token == "s3cret" and s.store.path == "./newsdedup-data"

@@ -32,12 +32,28 @@ def test_pair_from_line_reads_its_label_so():
         pair_from_line({"source": "a", "target": "b", "y": -1}, "y")
 
 
-def test_pairs_linked_by_a_shared_article_are_one_group_pairs_without_ids_their_own():
+def test_a_storys_pairs_are_one_group_and_a_hub_article_does_not_join_every_story():
     side = lambda i: {"id": i, "title": "t"}  # noqa: E731
     pairs = [(side("a"), side("b")), (side("c"), side("d")), (side("b"), side("c")), (side("e"), side("f")),
              ({"title": "x"}, {"title": "y"}), ({"title": "x"}, {"title": "y"}), (side("f"), {"title": "z"}), (side(7), side("7"))]
-    g = pair_groups(pairs)
+    same = [True, True, True, True, True, False, True, True]
+    g = pair_groups(pairs, same)
     assert g[0] == g[1] == g[2]  # a-b, c-d joined through b-c
     assert g[3] == g[6] != g[0]  # e-f and f-z share f
     assert g[4] != g[5] and len({g[4], g[5]} & set(g[:4] + g[6:])) == 0  # no ids: a group each
     assert g[7] not in (g[0], g[3])
+    # Candidate pairs around one hub article: the non-duplicates do not join the stories into one
+    # group (a cross-validation of one group trains on nothing).
+    hub = [(side("h"), side(f"s{k}")) for k in range(20)] + [(side(f"s{k}"), side(f"s{k}~copy")) for k in range(20)]
+    groups = pair_groups(hub, [False] * 20 + [True] * 20)
+    assert len(set(groups)) == 21 and groups[20] == groups[20 + 0] != groups[21]
+
+
+def test_cross_validation_of_one_group_is_refused():
+    import numpy as np
+
+    from indexer.compare.model import cross_validate
+
+    x, y = np.random.default_rng(0).normal(size=(40, 3)), np.array([True, False] * 20)
+    with pytest.raises(ValueError, match="two folds"):
+        cross_validate(x, y, ["one"] * 40)

@@ -140,6 +140,8 @@ def cross_validate(x: np.ndarray, y: np.ndarray, groups: Sequence[str], folds: i
     they are in a decision."""
     y = np.asarray(y, dtype=bool)
     fold_of = np.array([hash_fold(g, folds) for g in groups])
+    if len(set(fold_of.tolist())) < 2:  # every fold would be trained on nothing or held out empty
+        raise ValueError(f"cross-validation needs pairs in two folds at least: {len(set(groups))} group(s) of pairs")
     oof = np.zeros(len(y))
     for k in range(folds):
         train, held = fold_of != k, fold_of == k

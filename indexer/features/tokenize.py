@@ -49,7 +49,8 @@ def idf_table() -> tuple[dict[str, float], float]:
 # marks of scripts that write vowels as marks (Thai, Devanagari, Arabic), less Han.
 _HAN = r"\u2e80-\u2fdf\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
 _WORD_PART = (r"\w\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
-              r"\u0900-\u0dff\u0e00-\u0eff\u0f00-\u0fff\u1000-\u109f\u1780-\u17ff\u3099\u309a")
+              r"\u0900-\u0963\u0966-\u0dff\u0e00-\u0e2e\u0e30-\u0e4e\u0e50-\u0e59\u0e80-\u0eff"
+              r"\u0f00-\u0f03\u0f15-\u0fff\u1000-\u109f\u1780-\u17ff\u3099\u309a")  # less dandas, Thai and Tibetan marks
 _OTHER_SCRIPT = re.compile(rf"(?![\x00-\x7f{_HAN}])[{_WORD_PART}]")
 _OTHER_SCRIPT_WORD = re.compile(rf"(?:(?![{_HAN}_])[{_WORD_PART}])+")
 
