@@ -998,13 +998,14 @@ def compact_sentences(body: str) -> frozenset[str]:
 
 
 def telling_sentences(body: str) -> frozenset[str]:
-    """Of ``compact_sentences``, those that state a date or a figure (not any digit: a hotline's 120
+    """Of ``compact_sentences``, those that state a date (a relative day too: 昨天上午，榕城区…一处老房子
+    突然发生火灾, held-out tune seed 753) or a figure (not any digit: a hotline's 120
     or 110 is in every report of its kind): what one report
     says of its event, not the closing lines every report of its kind shares (伤者已被送往医院救治,
     事故原因正在进一步调查中; 警方提醒广大驾驶人出行注意安全)."""
     return frozenset(_NOT_WORD.sub("", s) for s in _SENTENCE_END.split(body)
                      if len(_NOT_WORD.sub("", s)) >= MIN_SHARED_SENTENCE_CHARS
-                     and (_dates_at(s, None) or _figures_at(s)))
+                     and (_dates_at(s, None) or _RELATIVE.search(s) or _figures_at(s)))
 
 
 def copies_of_one_report(a: Specifics, b: Specifics) -> bool:
