@@ -368,9 +368,15 @@ class Indexer:
         return side
 
     def _gather(self, sides: Sequence[Side], windows: Sequence[TimeWindow], exclude: Sequence[str | None]) -> list[list[StoredArticle]]:
-        """Candidates from the store for each side: exact key, SimHash bands, kNN, headline (deduplicated)."""
+        """Candidates from the store for each side: exact key, SimHash bands, kNN, headline (deduplicated).
+
+        A textless side (nothing left after cleaning) asks nothing: it matches nothing
+        (compare_sides), and every such article shares one content key, so asking by it would read
+        every textless article ever stored, a cost that grew with the store (12.7 articles/s of page
+        chrome after 4,000 of them, against 175 in a fresh store). A side without content tokens
+        (only stopwords, or lone letters) has SimHash 0, which says nothing: it asks no bands."""
         d = self.settings.decision
-        asking = [i for i, s in enumerate(sides) if not s.textless]  # see above _asks_by_title
+        asking = [i for i, s in enumerate(sides) if not s.textless]
         exact = self.store.find_exact([sides[i].text.content_key for i in asking])
         banded = [i for i in asking if sides[i].text.token_count]
         bands = dict(zip(banded, self.store.find_band_candidates(
@@ -389,7 +395,7 @@ class Indexer:
         out = []
         for i, s in enumerate(sides):
             pool: dict[str, StoredArticle] = {}
-            for a in exact.get(s.text.content_key, []) if not s.textless else ():
+            for a in exact.get(s.text.content_key, []):  # a textless side's key was not asked
                 if a.id != exclude[i]:
                     pool.setdefault(a.id, a)
             for a in bands.get(i, ()):
@@ -403,7 +409,8 @@ class Indexer:
         return out
 
     def _in_batch_candidates(self, in_batch: MemoryIndex, side: Side, window: TimeWindow) -> list[StoredArticle]:
-        """The same questions as ``_gather``, asked of the articles decided earlier in the batch."""
+        """The same questions as ``_gather``, asked of the articles decided earlier in the batch
+        (none for a textless side, no bands for a side without content tokens)."""
         d = self.settings.decision
         if side.textless:
             return []
@@ -635,13 +642,6 @@ class _BatchClusters:
     def merge(self, merges: list[ClusterChange]) -> None:
         for m in merges:
             self._merged_into[m.source] = m.into
-
-
-# A textless side (nothing left after cleaning) asks the store nothing: it matches nothing
-# (compare_sides), and every such article shares one content key, so asking by it would read
-# every textless article ever stored, a cost that grew with the store (12.7 articles/s of page
-# chrome after 4,000 of them, against 175 in a fresh store). A side without content tokens (only
-# stopwords, or lone letters) has SimHash 0, which says nothing: it asks no bands.
 
 
 def _asks_by_title(side: Side) -> bool:

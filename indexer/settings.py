@@ -267,18 +267,19 @@ def _from_env(environ: Mapping[str, str]) -> dict[str, str]:
 
 def _meant_env_name(sections: Mapping[str, type], section: str, key: str) -> str | None:
     """The setting's variable a misspelt ``NEWSDEDUP_<SECTION>_<KEY>`` was likely meant to be, else None."""
-    meant_section = section if section in sections else _closest(section, sections, None)
+    meant_section = section if section in sections else _closest(section, sections)
     if not key or meant_section is None:
         return None  # another tool's variable
     keys = [f.name for f in dataclasses.fields(sections[meant_section])]
-    meant_key = key if key in keys else _closest(key, keys, None)
+    meant_key = key if key in keys else _closest(key, keys)
     if meant_key is None or (meant_section, meant_key) == (section, key):
         return None  # a setting, or an unknown key of a known section, which load_settings reports with its keys
     return f"{ENV_PREFIX}{meant_section}_{meant_key}".upper()
 
 
-def _closest(word: str, words: Any, default: str | None) -> str | None:
-    return (difflib.get_close_matches(word, words, n=1, cutoff=0.8) or [default])[0]
+def _closest(word: str, words: Any) -> str | None:
+    matches = difflib.get_close_matches(word, words, n=1, cutoff=0.8)
+    return matches[0] if matches else None
 
 
 def load_settings(

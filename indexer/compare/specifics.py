@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 from functools import cached_property, lru_cache
 from importlib import resources
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import rjieba
 
@@ -993,8 +993,14 @@ def _stance_conflict(a: Specifics, b: Specifics) -> str | None:
 
 def compact_sentences(body: str) -> frozenset[str]:
     """The body's sentences without spaces and punctuation, those long enough to count as copied."""
-    out = (_NOT_WORD.sub("", s) for s in _SENTENCE_END.split(body))
-    return frozenset(s for s in out if len(s) >= MIN_SHARED_SENTENCE_CHARS)
+    return frozenset(compact for _, compact in _long_sentences(body))
+
+
+def _long_sentences(body: str) -> Iterator[tuple[str, str]]:
+    """(sentence, its compact form) of the body's sentences long enough to count as copied."""
+    for sentence in _SENTENCE_END.split(body):
+        if len(compact := _NOT_WORD.sub("", sentence)) >= MIN_SHARED_SENTENCE_CHARS:
+            yield sentence, compact
 
 
 def telling_sentences(body: str) -> frozenset[str]:
@@ -1003,9 +1009,8 @@ def telling_sentences(body: str) -> frozenset[str]:
     or 110 is in every report of its kind): what one report
     says of its event, not the closing lines every report of its kind shares (伤者已被送往医院救治,
     事故原因正在进一步调查中; 警方提醒广大驾驶人出行注意安全)."""
-    return frozenset(_NOT_WORD.sub("", s) for s in _SENTENCE_END.split(body)
-                     if len(_NOT_WORD.sub("", s)) >= MIN_SHARED_SENTENCE_CHARS
-                     and (_dates_at(s, None) or _RELATIVE.search(s) or _figures_at(s)))
+    return frozenset(compact for s, compact in _long_sentences(body)
+                     if _dates_at(s, None) or _RELATIVE.search(s) or _figures_at(s))
 
 
 def copies_of_one_report(a: Specifics, b: Specifics) -> bool:

@@ -40,11 +40,8 @@ def serve(store: str | None, config: str | None, sets: tuple[str, ...], host: st
     logging.getLogger().setLevel(getattr(logging, log_level.upper()))
     settings, dsettings = load_all(config, store, sets, host, port)
     daemon = _start_up(settings, dsettings)
-    try:  # service.run, past the start-up
-        daemon.install_signal_handlers()
-        daemon.start()
-        daemon.wait()
-        code = daemon.shutdown()
+    try:
+        code = daemon.run()
     except (NewsdedupError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
     sys.exit(code)

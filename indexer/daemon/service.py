@@ -110,6 +110,13 @@ class Daemon:
                 self.crashed = True
                 break
 
+    def run(self) -> int:
+        """Serve until a signal or a crash, then drain; the exit code."""
+        self.install_signal_handlers()
+        self.start()
+        self.wait()
+        return self.shutdown()
+
     def shutdown(self) -> int:
         self.accepting = False
         if self.crawler is not None:
@@ -149,11 +156,3 @@ def _redact(location: str) -> str:
         return redact_url(location)
     except Exception:  # noqa: BLE001
         return location
-
-
-def run(settings: Settings, dsettings: DaemonSettings, indexer_factory: Callable | None = None) -> int:
-    daemon = Daemon(settings, dsettings, indexer_factory)
-    daemon.install_signal_handlers()
-    daemon.start()
-    daemon.wait()
-    return daemon.shutdown()
