@@ -13,6 +13,7 @@ import csv
 import gzip
 import io
 import json
+import logging
 import sys
 import zlib
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator
 
 csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # bodies of several MB are legitimate
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,11 @@ def read_csv(stream: BinaryIO, name: str, delimiter: str = ",") -> Iterator[Reco
         return
     header = [h.strip() for h in header]
     width = len(header)
+    # A name given twice would keep only its last column's value, so which one is meant is the
+    # user's to say: every row goes to the rejects with the reason, none is read half right.
+    repeated = _repeated_names(header)
+    unnamed = [i for i, h in enumerate(header) if not h]
+    warned_unnamed = False
     while True:
         start = reader.line_num + 1
         try:
@@ -101,6 +109,14 @@ def read_csv(stream: BinaryIO, name: str, delimiter: str = ",") -> Iterator[Reco
         if len(row) != width:
             yield Rejected(where, f"malformed CSV: {len(row)} fields, header has {width}", joined)
             continue
+        if repeated:
+            yield Rejected(where, f"CSV header {repeated}: rename one and read the file again", joined)
+            continue
+        if not warned_unnamed and any(row[i].strip() for i in unnamed):
+            # most often a writer's row-number column (pandas' index); said once, not per row
+            log.warning("%s: column %s has no name in the header; its values are not read", name,
+                        ", ".join(str(i + 1) for i in unnamed))
+            warned_unnamed = True
         if delimiter == "\t" and any("\t" in cell for cell in row):
             # TSV writers (Python's csv, pandas) quote a field with a quote or a line break in it,
             # but a tab inside a field is a quote opened and never closed ("快讯 北京暴雨): the
@@ -108,6 +124,16 @@ def read_csv(stream: BinaryIO, name: str, delimiter: str = ",") -> Iterator[Reco
             yield Rejected(where, "malformed TSV: a field holds a tab (a quote opened and not closed?)", joined)
             continue
         yield Record(where, {k: v for k, v in zip(header, row) if k})
+
+
+def _repeated_names(header: list[str]) -> str | None:
+    """``repeats 'title' (columns 2 and 5)`` for the first name given twice, else None."""
+    first: dict[str, int] = {}
+    for i, name in enumerate(header):
+        if name and name in first:
+            return f"repeats {name!r} (columns {first[name] + 1} and {i + 1})"
+        first.setdefault(name, i)
+    return None
 
 
 def read_records(path: str, fmt: str | None = None) -> Iterator[Record | Rejected]:

@@ -218,3 +218,21 @@ def test_compressed_files_are_read_and_a_broken_one_is_a_reject_not_a_crash(tmp_
     fake.write_text('{"title": "t"}\n', encoding="utf-8")
     [item] = list(read_records(str(fake)))
     assert isinstance(item, Rejected) and "unreadable after 0 records" in item.reason
+
+
+def test_csv_header_naming_a_column_twice_rejects_every_row_and_an_unnamed_column_is_said(tmp_path, caplog):
+    """A repeated name used to keep its last column silently, and an unnamed column's values were
+    dropped without a word."""
+    p = tmp_path / "twice.csv"
+    p.write_text("url,title,content,title\nhttp://a,标题,正文,另一个标题\n", encoding="utf-8")
+    (item,) = read_records(str(p))
+    assert isinstance(item, Rejected) and item.where.endswith("twice.csv:2")
+    assert "repeats 'title' (columns 2 and 4)" in item.reason and item.raw == "http://a,标题,正文,另一个标题"
+
+    p = tmp_path / "index.csv"
+    p.write_text(",title,content\n0,标题一,正文\n1,标题二,正文\n", encoding="utf-8")
+    with caplog.at_level("WARNING", logger="indexer.readers"):
+        items = list(read_records(str(p)))
+    assert [i.data for i in items] == [{"title": "标题一", "content": "正文"}, {"title": "标题二", "content": "正文"}]
+    warnings = [r.getMessage() for r in caplog.records if r.name == "indexer.readers"]
+    assert warnings == [f"{p}: column 1 has no name in the header; its values are not read"]
