@@ -39,7 +39,7 @@ from .html import has_closing_tags, html_to_text, is_whole_page, page_text
 # combining marks (Thai, Devanagari vowels) stay in the exact form. 13: a Chinese text with の (小清新の
 # 生活) folds to simplified however short it is. 14: a headline that is a dateline and a byline with
 # little after them is nothing.
-CLEANING_VERSION = "clean14"
+CLEANING_VERSION = "clean15"
 
 _VOID_TAG = re.compile(r"<\s*(?:br|img|hr)\b[^<>]*>|<!--", re.I)
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
@@ -92,7 +92,8 @@ _COMMENTS_HEADER = re.compile(
     r"^\s*[【\[]?(?:(?:网友|热门|最新|精彩|全部|读者|用户)(?:评论|留言|跟帖)(?:区|列表)?|(?:评论|留言|跟帖)(?:区|列表)"
     r"|(?P<bare>评论|留言|跟帖))[】\]]?\s*[:：>]*\s*(?P<count>[(（]\d+[)）]|\d+条)?\s*$"
 )
-# One listed headline: short, no full stop (a sentence ends the list: the story may go on below it).
+# One listed headline: short, not ending in a full stop (a sentence ends the list: the story may go
+# on below it). A headline may hold one inside: 20岁之后，爸妈就会变温柔。_父母.
 _LIST_NUMBER = re.compile(r"^(?:\d{1,2}|[a-z])\s*[.、)]\s*|^\[\d{1,2}\]\s*")
 LISTED_HEADLINE_MAX = 60
 # Hard wraps (``unwrapped``): the narrowest wrap width read as one, and the line ends that end a
@@ -577,9 +578,9 @@ def unwrapped(lines: list[str]) -> list[str]:
 def _listed_headline(text: str, bare: str) -> bool:
     """Whether a line (``text``, stripped; ``bare``, without its decoration) under a related-reading
     header is one of the listed headlines: short, and marked as an item (a bullet, a number) or
-    without a full stop."""
+    not ending in a full stop."""
     item = _LIST_NUMBER.sub("", bare)
-    return 0 < len(item) <= LISTED_HEADLINE_MAX and (len(item) < len(text) or "。" not in item)
+    return 0 < len(item) <= LISTED_HEADLINE_MAX and (len(item) < len(text) or not item.rstrip("”’\"')）】」").endswith("。"))
 
 
 def _strip_furniture(line: str, bare: str, lead: bool) -> str:

@@ -487,6 +487,10 @@ def test_headlines_listed_under_a_related_reading_header_are_removed():
     assert clean_body(STORY + "\n猜你喜欢\n男子街头救下落水儿童") == STORY
     # a marked item is an item, full stop or not (【收藏】全新推出海报。绝对不容错过!)
     assert clean_body(STORY + "\n推荐阅读:\n• 全新推出海报。绝对不容错过!\n• 三门峡发现古墓群") == STORY
+    # an unmarked headline may hold a full stop inside, and a channel's name after it (sites tune
+    # seed 219: the list stopped there, and two short stories of one site shared the rest of it)
+    listed = "\n猜你喜欢\n20岁之后,爸妈就会变温柔。_父母\n三连胜之后 国乒队员都说了什么?\n美国波士顿发生枪击案 致两人受伤"
+    assert clean_body(STORY + listed) == STORY
 
 
 def test_the_story_goes_on_after_a_related_reading_list():
