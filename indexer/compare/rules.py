@@ -49,7 +49,8 @@ class Reason(str, Enum):
 
 # Latin letters then digits: a model's, a route's or a line's code (P30, E4, G4, X5).
 _CODE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,3}\d+[A-Za-z]?(?![A-Za-z0-9])")
-_NUMBER = re.compile(r"\d+(?:[.,:：/]\d+)*%?|[零〇一二两三四五六七八九十百千万亿]+(?=[年月日号时点分秒元角股只家名人起例个位%])")
+# A number: digits, or Chinese numerals before a unit that counts (一名 is a figure, 一些 and 进一步 are not).
+_NUMBER = re.compile(r"\d+(?:[.,:：/]\d+)*%?|[零〇一二两三四五六七八九十百千万亿]+(?=[年月日号时点分秒元角股只家名人起例个位岁辆吨具架艘%])")
 _NOUNISH = {"n", "nr", "ns", "nt", "nz", "nrt", "nrfg", "eng", "x", "j"}
 # How a report refers to its own writer or outlet: reposts swap these for each other (记者 for 笔者,
 # 本报 for 本网) to hide where a story came from, and no templated report varies them.
@@ -157,17 +158,37 @@ def _states_number(text: str, number: str) -> bool:
 
 @lru_cache(maxsize=1024)
 def _figures(text: str) -> frozenset[tuple[float, str]]:
-    """The numbers of ``text`` by value, each with the character after it (its unit), so that an
-    editor's 五个 for 5个 or 十一名 for 11名 is the same figure."""
+    """The numbers of ``text`` by value, each with the character after it (its unit; spaces
+    skipped), so that an editor's 五个 for 5个, 十一名 for 11名 or 12.8万公斤 for 128000公斤 is the
+    same figure."""
     out = set()
     for m in _NUMBER.finditer(text):
-        number, unit = m.group(0), text[m.end() : m.end() + 1]
+        number, end = m.group(0), m.end()
+        if number[-1].isdigit() and text[end : end + 1] in ("万", "亿") and text[end + 1 : end + 2] not in _CHINESE_NUMERALS:
+            number, end = number + text[end], end + 1  # 12.8万: one figure (1万2千 is read as its parts)
+        unit = text[end:].lstrip(" ")[:1]
         if number.endswith("%"):
             number, unit = number[:-1], "%"
-        value = chinese_number(number)
+        value = chinese_number(without_thousands_separators(number))
         if value is not None:
-            out.add((value, unit))
+            out.add((round(value, 6), unit))
     return frozenset(out)
+
+
+def _unit_word(unit: str) -> bool:
+    """A figure's unit that tells what it counts (人, 吨, 岁, %), not punctuation or a space."""
+    return unit == "%" or "\u4e00" <= unit <= "\u9fff"
+
+
+def _states_figures(segment: str, text: str) -> bool:
+    """Whether ``text`` states a figure of ``segment`` (a slot and its first character after):
+    the same value with the same unit, so that 三名 is not found in 三楼 nor 7人 in 7月; a figure
+    without a unit word, by value in any unit."""
+    found = _figures(text)
+    for value, unit in _figures(segment):
+        if (value, unit) in found if _unit_word(unit) else any(v == value for v, _ in found):
+            return True
+    return False
 
 
 def _mostly_numbers(words) -> bool:
@@ -324,14 +345,16 @@ def _word_substitution(
             continue
         # Substring, not token, membership: segmentation of the same word varies with its context.
         # A number is stated only whole: the 2 of 20时 or 第12期 is not a 2.
-        states = _states_number if kind_l == "number" else str.__contains__
         if kind_l == "name":  # a slot's proper names, where it has some, say whose it is: 大学 of 常州大学 is in 哈尔滨工程大学
             slot_l, slot_r = _proper_words(ta[i1:i2], slot_l), _proper_words(tb[j1:j2], slot_r)
-        left_in_b, right_in_a = any(states(whole_b, w) for w in slot_l), any(states(whole_a, w) for w in slot_r)
-        if kind_l == "number" and not (left_in_b or right_in_a) and not any(_CODE.fullmatch(w) for w in slot_l | slot_r):
-            # the same figure in other numerals (a code is no figure: E4 and G4 share no 4)
-            left_in_b = bool(_figures(_segment(ta, i1, i2)) & _figures(whole_b))
-            right_in_a = bool(_figures(_segment(tb, j1, j2)) & _figures(whole_a))
+        if kind_l == "number" and not any(_CODE.fullmatch(w) for w in slot_l | slot_r):
+            # A figure is found in the other text with its unit and in any numerals (五个 for 5个);
+            # a code is no figure (E4 and G4 share no 4) and is found as it is written.
+            left_in_b = _states_figures(_segment(ta, i1, i2), whole_b)
+            right_in_a = _states_figures(_segment(tb, j1, j2), whole_a)
+        else:
+            states = _states_number if kind_l == "number" else str.__contains__
+            left_in_b, right_in_a = any(states(whole_b, w) for w in slot_l), any(states(whole_a, w) for w in slot_r)
         if left_in_b or right_in_a:
             if list_items and kind_l == "name" and (
                 (left_in_b and right_in_a) or _named_as_subject(ta[i1:i2], whole_b) or _named_as_subject(tb[j1:j2], whole_a)
@@ -606,8 +629,10 @@ def within_semantic_reach(ev: PairEvidence, decision: DecisionSettings) -> bool:
 # the story's own headline over sentences of the story's own text. Headlines at least this alike
 # (character-gram cosine: a tag or site name added or dropped keeps 0.9) ...
 QUOTE_TITLE_SIM = 0.9
-# A headline held whole in the other (网友热议：<headline>, a commentary's tag the cleaning keeps)
-# counts as the same headline from this length: shorter ones (今日天气) head many stories.
+# Either way (alike by grams, or held whole in the other: 网友热议：<headline>, a commentary's tag
+# the cleaning keeps), a headline counts as one story's from this length: shorter ones (今日天气,
+# 通知) head many stories, and one stock sentence both quote (请各位家长督促孩子按时到校…) made two
+# schools' notices one story.
 MIN_HELD_HEADLINE_CHARS = 8
 # ... and at least this many characters of whole sentences (punctuation and spaces left out)
 # found word for word in both: a sentence or two, not a shared phrase.
@@ -615,12 +640,11 @@ MIN_QUOTED_CHARS = 30
 
 
 def same_headline(title_a: str, title_b: str, title_sim: float) -> bool:
-    """Whether two cleaned headlines are one story's headline: alike by their character grams
-    (``title_sim`` >= ``QUOTE_TITLE_SIM``), or one holds the other whole."""
-    if title_sim >= QUOTE_TITLE_SIM:
-        return True
+    """Whether two cleaned headlines are one story's headline: both of ``MIN_HELD_HEADLINE_CHARS``
+    or more, and alike by their character grams (``title_sim`` >= ``QUOTE_TITLE_SIM``) or one
+    holding the other whole."""
     shorter, longer = sorted((title_a, title_b), key=len)
-    return len(shorter) >= MIN_HELD_HEADLINE_CHARS and shorter in longer
+    return len(shorter) >= MIN_HELD_HEADLINE_CHARS and (title_sim >= QUOTE_TITLE_SIM or shorter in longer)
 
 
 def quotes_its_story(ev: PairEvidence) -> bool:

@@ -17,7 +17,7 @@ from ..features.title_grams import cosine as title_cosine
 from ..features.title_grams import headline, title_vector
 from .adverts import is_advert
 from .roundups import is_roundup
-from .rules import QUOTE_TITLE_SIM, same_headline
+from .rules import MIN_HELD_HEADLINE_CHARS, QUOTE_TITLE_SIM, same_headline
 from .specifics import TEXT_CHARS, Specifics, compact_sentences, extract_specifics
 
 # Characters of the body after the headline that count as the lead: where a report says where
@@ -79,6 +79,8 @@ class Side:
         (``rules.same_headline``): then one may quote the other (``rules.quotes_its_story``)
         whatever their embeddings and shingles say, so a pre-check that skips candidates no
         rule can accept must not skip it."""
+        if min(len(self.text.clean_title), len(clean_title)) < MIN_HELD_HEADLINE_CHARS:
+            return False  # too short to name one story (and no headline is none)
         if same_headline(self.text.clean_title, clean_title, 0.0):  # one holds the other whole
             return True
         other_text = headline(clean_title, clean_body)

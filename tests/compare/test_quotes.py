@@ -95,6 +95,7 @@ def test_a_column_s_standing_words_are_furniture_not_a_quote(make_indexer):
     ("四川泸定发生5.1级地震", "四川泸定5.1级地震", 0.92, True),  # alike by grams
     ("四川泸定发生5.1级地震", "云南大理发生地震", 0.5, False),
     ("", "", 0.0, False),
+    ("通知", "通知", 1.0, False),  # alike, but too short to name one story
 ])
 def test_same_headline(a, b, sim, same):
     assert same_headline(a, b, sim) is same
@@ -108,7 +109,7 @@ def test_a_side_tells_which_stored_articles_share_its_headline(make_indexer):
     assert quote.shares_headline_with(report.text.clean_title, report.text.clean_body)
     assert report.shares_headline_with(quote.text.clean_title, quote.text.clean_body)
     assert not quote.shares_headline_with("云南大理发生地震", "据中国地震台网正式测定……")
-    # A stored row without a headline is read by its body's opening, as its title vector is.
+    # A stored row without a headline shares none: its body's opening is no headline to quote under.
     assert not quote.shares_headline_with("", "震区群众生活秩序正常，交通、通信和电力总体正常。")
 
 
@@ -180,3 +181,24 @@ def test_a_shared_passage_under_one_headline_still_meets_the_guards(make_indexer
     evidence, verdict = ix.compare(warning(1, "7月12日10时", "海淀、昌平", 40), warning(2, "8月3日16时", "房山、门头沟", 50))
     assert evidence.quoted_chars >= 30, evidence
     assert verdict is None and (evidence.template or evidence.specifics), evidence
+
+
+def test_two_notices_under_a_generic_headline_sharing_a_stock_sentence_are_two_stories():
+    """通知 heads many texts: one stock sentence both quote (a school's reminder to parents) made
+    two schools' notices one story by the quote rule, while the held-whole branch and the ingest
+    headline query already called such headlines too short to name one story."""
+    from indexer.comparer import PairComparer
+    from indexer.features import Featurizer
+    from indexer.settings import Settings
+
+    shared = "请各位家长督促孩子按时到校，注意上下学途中的交通安全，遇到特殊情况请及时与班主任联系。"
+    a = {"id": "a", "title": "通知", "content": "\n".join([
+        "市一中定于下周一起开展新学期学生体检工作，体检项目包括身高、体重、视力和口腔检查。", shared, "特此通知。市一中教务处"])}
+    b = {"id": "b", "title": "通知", "content": "\n".join([
+        "实验小学将于本周五下午举行春季运动会，请全体学生穿校服、运动鞋参加。", shared, "实验小学德育处"])}
+    settings = Settings()
+    comparer = PairComparer(settings, Featurizer(settings, None))
+    evidence, verdict = comparer.compare(a, b)
+    assert (evidence.quoted_chars, verdict) == (0, None), evidence
+    side_a, side_b = comparer.sides([a, b])
+    assert not side_a.shares_headline_with(side_b.text.clean_title, side_b.text.clean_body)
