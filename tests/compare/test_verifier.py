@@ -140,8 +140,12 @@ def test_each_headline_is_embedded_once_and_the_cache_is_bounded():
 
 
 def test_verifier_text_is_the_headline_or_the_bodys_opening():
-    assert verifier_text("央行宣布降准", "正文" * 100) == "央行宣布降准"
+    assert verifier_text("央行宣布下调存款准备金率", "正文" * 100) == "央行宣布下调存款准备金率"
     assert verifier_text("", "据新华社报道" + "正文" * 100) == ("据新华社报道" + "正文" * 100)[:64]
+    # a headline under 8 characters heads many stories (the central bank cuts reserves every few
+    # months; 房产纠纷 heads every legal question about a house): the body's opening follows it
+    assert verifier_text("央行宣布降准", "正文" * 100) == "央行宣布降准 " + ("正文" * 100)[:64]
+    assert verifier_text("房产纠纷", "") == "房产纠纷"
 
 
 def test_unknown_verifier_is_a_config_error(monkeypatch, tmp_path):
