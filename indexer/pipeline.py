@@ -568,7 +568,7 @@ class Indexer:
             return False
         if side.vector is not None and stored.vector is not None and float(np.dot(side.vector, stored.vector)) >= d.semantic_min_cosine:
             return False
-        if side.shares_headline_with(stored.clean_title, stored.clean_body):
+        if side.shares_headline_with(stored.clean_title):
             return False  # one may quote the other word for word (rules.quotes_its_story)
         if stored_shingles is None:
             stored_shingles = self._stored_shingles(stored)

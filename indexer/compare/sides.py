@@ -14,7 +14,7 @@ from ..features import TextFeatures
 from ..features.exact import MIN_BODY_CHARS_FOR_KEY
 from ..features.shingles import shingles
 from ..features.title_grams import cosine as title_cosine
-from ..features.title_grams import headline, title_vector
+from ..features.title_grams import title_vector
 from .adverts import is_advert
 from .roundups import is_roundup
 from .rules import MIN_HELD_HEADLINE_CHARS, QUOTE_TITLE_SIM, same_headline
@@ -74,23 +74,23 @@ class Side:
             return frozenset(), frozenset()
         return compact_sentences(lines[0]), compact_sentences(lines[-1])
 
-    def shares_headline_with(self, clean_title: str, clean_body: str) -> bool:
-        """Whether another article (its cleaned headline and body) carries this side's headline
+    def shares_headline_with(self, clean_title: str) -> bool:
+        """Whether another article (its cleaned headline) carries this side's headline
         (``rules.same_headline``): then one may quote the other (``rules.quotes_its_story``)
         whatever their embeddings and shingles say, so a pre-check that skips candidates no
-        rule can accept must not skip it."""
+        rule can accept must not skip it. An article without a headline carries none: its body's
+        opening is no headline to quote under."""
         if min(len(self.text.clean_title), len(clean_title)) < MIN_HELD_HEADLINE_CHARS:
             return False  # too short to name one story (and no headline is none)
         if same_headline(self.text.clean_title, clean_title, 0.0):  # one holds the other whole
             return True
-        other_text = headline(clean_title, clean_body)
         # Cheap bound first (most neighbours share little of the headline): a gram both headlines
         # have starts with a character of the other's, and the cosine of unit vectors is at most
         # the norm of this side's weights over the grams they share.
         weights = self._headline_weight_by_first_char
-        if sum(weights.get(c, 0.0) for c in set(other_text)) < QUOTE_TITLE_SIM**2 - 1e-9:  # float slack
+        if sum(weights.get(c, 0.0) for c in set(clean_title)) < QUOTE_TITLE_SIM**2 - 1e-9:  # float slack
             return False
-        return title_cosine(self.text.title_vec, _stored_title_vector(other_text)) >= QUOTE_TITLE_SIM
+        return title_cosine(self.text.title_vec, _stored_title_vector(clean_title)) >= QUOTE_TITLE_SIM
 
     @cached_property
     def _headline_weight_by_first_char(self) -> dict[str, float]:

@@ -103,14 +103,14 @@ def test_same_headline(a, b, sim, same):
 
 def test_a_side_tells_which_stored_articles_share_its_headline(make_indexer):
     """What an ingest pre-check reads to keep a quoting candidate: the stored row's cleaned
-    headline and body, no embedding or shingles."""
+    headline, no embedding or shingles."""
     ix = make_indexer(embedder=TableEmbedder(EMBEDDER))
     quote, report = PairComparer(ix.settings, ix.featurizer).sides([commentary("网友热议：" + HEADLINE, QUOTED), REPORT])
-    assert quote.shares_headline_with(report.text.clean_title, report.text.clean_body)
-    assert report.shares_headline_with(quote.text.clean_title, quote.text.clean_body)
-    assert not quote.shares_headline_with("云南大理发生地震", "据中国地震台网正式测定……")
+    assert quote.shares_headline_with(report.text.clean_title)
+    assert report.shares_headline_with(quote.text.clean_title)
+    assert not quote.shares_headline_with("云南大理发生地震")
     # A stored row without a headline shares none: its body's opening is no headline to quote under.
-    assert not quote.shares_headline_with("", "震区群众生活秩序正常，交通、通信和电力总体正常。")
+    assert not quote.shares_headline_with("")
 
 
 def test_ingest_keeps_a_same_headline_neighbour_for_the_quote_rule(make_indexer):
@@ -153,7 +153,7 @@ def test_the_cheap_headline_bound_never_changes_the_answer(make_indexer):
         for other in others:
             full = same_headline(side.text.clean_title, other,
                                  cosine(side.text.title_vec, title_vector(headline(other, "正文。"))))
-            assert side.shares_headline_with(other, "正文。") is full, (side.text.clean_title, other)
+            assert side.shares_headline_with(other) is full, (side.text.clean_title, other)
             agreed += 1
             accepted += full
     assert accepted >= len(sides) and agreed > accepted  # both answers were exercised
@@ -201,4 +201,4 @@ def test_two_notices_under_a_generic_headline_sharing_a_stock_sentence_are_two_s
     evidence, verdict = comparer.compare(a, b)
     assert (evidence.quoted_chars, verdict) == (0, None), evidence
     side_a, side_b = comparer.sides([a, b])
-    assert not side_a.shares_headline_with(side_b.text.clean_title, side_b.text.clean_body)
+    assert not side_a.shares_headline_with(side_b.text.clean_title)
