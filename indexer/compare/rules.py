@@ -166,7 +166,9 @@ def _figures(text: str) -> frozenset[tuple[float, str]]:
         number, end = m.group(0), m.end()
         if number[-1].isdigit() and text[end : end + 1] in ("万", "亿") and text[end + 1 : end + 2] not in _CHINESE_NUMERALS:
             number, end = number + text[end], end + 1  # 12.8万: one figure (1万2千 is read as its parts)
-        unit = text[end:].lstrip(" ")[:1]
+        while text[end : end + 1] == " ":
+            end += 1
+        unit = text[end : end + 1]
         if number.endswith("%"):
             number, unit = number[:-1], "%"
         value = chinese_number(without_thousands_separators(number))
@@ -524,12 +526,18 @@ def _names_one_absent(sentence: str, other: str) -> bool:
 _HOOK = re.compile(r"^([^！!：:，,。？?\s]{2,6})[！!]+")
 
 
+def _varies_in_templates(phrase: str) -> bool:
+    """Whether a headline's hook holds what a templated report varies: a number, a polarity word
+    (涨停, 暴雨预警) or a place (北京)."""
+    return bool(_NUMBER.search(phrase)) or any(w in _POLARITY or f in _PLACE_TAGS or w in CITY_NAMES
+                                                for w, f in _tagged(phrase))
+
+
 def _without_hook(title: str) -> str:
-    """``title`` less its opening hook, unless the hook is what a templated report varies: a
-    number, a polarity word (涨停！, 暴雨预警！) or a place (北京！)."""
+    """``title`` less its opening hook, unless the hook is what a templated report varies
+    (涨停！, 暴雨预警！, 北京！)."""
     m = _HOOK.match(title)
-    if not m or _NUMBER.search(m.group(1)) or any(w in _POLARITY or f in _PLACE_TAGS or w in CITY_NAMES
-                                                   for w, f in _tagged(m.group(1))):
+    if not m or _varies_in_templates(m.group(1)):
         return title
     return title[m.end():] or title
 
@@ -547,9 +555,8 @@ def _without_tails(title_a: str, title_b: str) -> tuple[str, str]:
     ma, mb = _TAIL.match(title_a), _TAIL.match(title_b)
     if not (ma and mb) or ma.group(1) != mb.group(1):
         return title_a, title_b
-    for tail in (ma.group(2), mb.group(2)):
-        if _NUMBER.search(tail) or any(w in _POLARITY or f in _PLACE_TAGS or w in CITY_NAMES for w, f in _tagged(tail)):
-            return title_a, title_b
+    if _varies_in_templates(ma.group(2)) or _varies_in_templates(mb.group(2)):
+        return title_a, title_b
     return ma.group(1), mb.group(1)
 
 
