@@ -136,16 +136,14 @@ class HostRateLimiter:
         self._next: dict[str, float] = {}
         self._lock = threading.Lock()
 
-    def wait(self, host: str, interval: float) -> float:
-        """Block until ``host`` may be hit again; returns the seconds waited."""
+    def wait(self, host: str, interval: float) -> None:
+        """Block until ``host`` may be hit again."""
         with self._lock:
             now = self._clock()
             ready = max(now, self._next.get(host, now))
             self._next[host] = ready + interval
-        waited = ready - now
-        if waited > 0:
-            self._sleep(waited)
-        return waited
+        if ready > now:
+            self._sleep(ready - now)
 
 
 class BackoffBudget:
@@ -211,25 +209,15 @@ class Fetcher:
         self.session = session or requests.Session()
         mount_deadlines(self.session)
         self._sleep = sleep
-        self._clock = clock
         # Shared between the fetchers of several sources so two sources on one host still pace,
         # and one hostile host cannot spend the whole run's patience.
         self.limiter = limiter or HostRateLimiter(sleep, clock)
         self.backoff = backoff or BackoffBudget()
         self.robots = RobotsCache(policy.user_agent, clock=clock) if policy.obey_robots else None
 
-    def close(self) -> None:
-        self.session.close()
-
-    def __enter__(self) -> "Fetcher":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
     # -- checks ---------------------------------------------------------------------------
 
-    def check_url(self, url: str, allowed_hosts: Collection[str] | None = None, count: Counter | None = None) -> Target:
+    def check_url(self, url: str, allowed_hosts: Collection[str] | None, count: Counter) -> Target:
         """Raise a URLRejected unless ``url`` may be requested: http(s), no userinfo, one
         unambiguous host that ``allowed_hosts`` admits (see ``crawlers.hosts``), allowed by
         robots.txt. Its robots.txt is fetched under the same checks."""
@@ -238,8 +226,8 @@ class Fetcher:
             raise RobotsDisallowed(url, "disallowed by robots.txt")
         return target
 
-    def _robots_fetcher(self, allowed_hosts: Collection[str] | None, count: Counter | None):
-        return lambda robots_url: self._fetch_robots(robots_url, allowed_hosts, count or (lambda key: None))
+    def _robots_fetcher(self, allowed_hosts: Collection[str] | None, count: Counter):
+        return lambda robots_url: self._fetch_robots(robots_url, allowed_hosts, count)
 
     def _interval(self, target: Target, allowed_hosts: Collection[str] | None, count: Counter) -> float:
         delay = self.policy.delay
@@ -352,7 +340,7 @@ class Fetcher:
             with response:
                 status = response.status_code
                 resp_headers = dict(response.headers)
-                if status in REDIRECT_STATUSES or status in RETRY_STATUSES or status == 304 or status >= 400:
+                if status in REDIRECT_STATUSES or status == 304 or status >= 400:  # no body to read (every retried status is >= 400)
                     return FetchResult(url, url, status, resp_headers)
                 declared = response.headers.get("Content-Length", "")
                 if declared.isdigit() and int(declared) > limit and not cut:

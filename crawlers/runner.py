@@ -137,11 +137,11 @@ def run_crawl(
     return stats
 
 
-def _run_source(crawler: BaseNewsCrawler, pipeline: Pipeline, batcher: _Batcher, progress: Progress, stop: threading.Event | None = None) -> None:
+def _run_source(crawler: BaseNewsCrawler, pipeline: Pipeline, batcher: _Batcher, progress: Progress, stop: threading.Event) -> None:
     name = crawler.source.name
     stats, state = crawler.stats, crawler.state
     for item in crawler.crawl():
-        if stop is not None and stop.is_set():
+        if stop.is_set():
             raise _Stopped(name)
         if isinstance(item, Checkpoint):
             batcher.flush()
