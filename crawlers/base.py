@@ -142,13 +142,8 @@ class BaseNewsCrawler:
     # -- flow ----------------------------------------------------------------------------
 
     def crawl(self) -> Iterator[CrawlItem]:
-        kind = self.source.type
-        if kind == "feed":
-            yield from self._crawl_feeds()
-        elif kind == "sitemap":
-            yield from self._crawl_sitemaps()
-        else:
-            yield from self._crawl_lists()
+        by_type = {"feed": self._crawl_feeds, "sitemap": self._crawl_sitemaps}
+        yield from by_type.get(self.source.type, self._crawl_lists)()
 
     def _budget_left(self) -> bool:
         return self._parsed < self.source.max_articles
@@ -222,14 +217,8 @@ class BaseNewsCrawler:
         for entry in entries:
             if not self._budget_left():
                 break
-            if not self._crawlable(entry.url):
-                continue
-            url = canonical_url(entry.url)
-            if url in self._visited:  # listed twice (say, with and without a tracking parameter)
-                continue
-            self._visited.add(url)
-            if self.state.is_seen(url):
-                self.inc("articles/skipped_seen")
+            url = self._unseen(entry.url)
+            if url is None:
                 continue
             text = element_text(parse_html(entry.content)) if entry.content else ""
             self._parsed += 1
@@ -237,17 +226,25 @@ class BaseNewsCrawler:
             yield CrawledArticle(url=url, title=entry.title, content=text, source=self.source.name, publish_time=entry.published)
         return True
 
-    def _crawlable(self, link: str) -> bool:
-        """Refuse (and count) a link as written, before canonicalisation would drop its userinfo
-        and hide that the site sent us a ``user:pass@`` URL, and a link to a host the source does
-        not admit."""
+    def _unseen(self, link: str) -> str | None:
+        """``link``'s canonical URL when it is new to this run and to the state, else None.
+        A link is refused (and counted) as written, before canonicalisation would drop its
+        userinfo and hide that the site sent us a ``user:pass@`` URL, and so is a link to a host
+        the source does not admit."""
         try:
             check_target(link, self.source.hosts)
         except URLRejected as exc:
             self.inc(f"fetch/rejected/{exc.cause}")
             log.info("[%s] not fetching %s: %s", self.source.name, link, exc)
-            return False
-        return True
+            return None
+        url = canonical_url(link)
+        if url in self._visited:  # listed twice (say, with and without a tracking parameter)
+            return None
+        self._visited.add(url)
+        if self.state.is_seen(url):
+            self.inc("articles/skipped_seen")
+            return None
+        return url
 
     def _crawl_links(self, links: list[tuple[str, FeedEntry | None]]) -> Iterator[CrawlItem]:
         """Fetch and parse each unseen link. Returns True when no fetch failed (so the list
@@ -258,14 +255,8 @@ class BaseNewsCrawler:
                 self.inc("articles/over_budget")
                 complete = False
                 break
-            if not self._crawlable(link):
-                continue
-            url = canonical_url(link)
-            if url in self._visited:
-                continue
-            self._visited.add(url)
-            if self.state.is_seen(url):
-                self.inc("articles/skipped_seen")
+            url = self._unseen(link)
+            if url is None:
                 continue
             try:
                 page = self.fetch_page(url)
