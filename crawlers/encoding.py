@@ -48,9 +48,7 @@ def normalize_codec(name: str | None) -> str | None:
 
 
 def charset_from_content_type(content_type: str | None) -> str | None:
-    if not content_type:
-        return None
-    m = re.search(r"charset\s*=\s*[\"']?([^;\"'\s]+)", content_type, re.I)
+    m = re.search(r"charset\s*=\s*[\"']?([^;\"'\s]+)", content_type or "", re.I)
     return m.group(1) if m else None
 
 
@@ -87,16 +85,11 @@ def decode_body(body: bytes, content_type: str | None = None, override: str | No
     declared_markup = charset_from_markup(body)
     declared = override or declared_header or declared_markup
     non_ascii = not body.isascii()  # the whole body: a page can open with 64 KiB of ASCII script
-    candidates: list[str] = []
     # Non-ASCII bytes that form valid UTF-8 are UTF-8: GBK/Big5 text of any length practically
     # never is, while GB18030 *can* strictly decode UTF-8 bytes into nonsense.
     order = (override, "utf-8", declared_header, declared_markup) if non_ascii else (override, declared_header, declared_markup, "utf-8")
-    for name in order:
-        codec = normalize_codec(name)
-        if codec and codec not in candidates:
-            candidates.append(codec)
-    for codec in candidates:
-        if codec in _WEAK and non_ascii:
+    for codec in dict.fromkeys(normalize_codec(name) for name in order):  # each codec once, in order
+        if codec is None or (codec in _WEAK and non_ascii):
             continue
         text = _strict(body, codec)
         if text is not None:

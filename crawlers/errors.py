@@ -100,11 +100,7 @@ class SourceConfigError(CrawlError, ValueError):
     def __init__(self, message: str, source: str | None = None, key: str | None = None):
         self.source = source
         self.key = key
-        where = []
-        if source is not None:
-            where.append(f"source {source!r}")
-        if key is not None:
-            where.append(f"key {key!r}")
+        where = [f"{what} {value!r}" for what, value in (("source", source), ("key", key)) if value is not None]
         super().__init__(f"{', '.join(where)}: {message}" if where else message)
 
 

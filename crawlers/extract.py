@@ -77,9 +77,7 @@ def extract_links(soup: BeautifulSoup, base_url: str, selector: str = "", patter
 
 
 def extract_next_page(soup: BeautifulSoup, base_url: str, selector: str) -> str | None:
-    if not selector:
-        return None
-    el = soup.select_one(selector)
+    el = soup.select_one(selector) if selector else None
     if el is None:
         return None
     if el.name != "a":
@@ -100,7 +98,7 @@ def _meta(soup: BeautifulSoup, attr: str, value: str) -> str:
 
 def extract_title(soup: BeautifulSoup, selector: str = "") -> str:
     """Selector, else og:title, else the first <h1>, else <title>."""
-    title = _select_text(soup, selector).replace("\n", " ") if selector else ""
+    title = _select_text(soup, selector).replace("\n", " ")
     if not title:
         title = _meta(soup, "property", "og:title")
     if not title:

@@ -57,10 +57,9 @@ def _parse_xml(body: bytes | str) -> etree._Element | None:
         body, encoding = body.lstrip("\ufeff").encode("utf-8"), "utf-8"
     parser = etree.XMLParser(recover=True, resolve_entities=False, no_network=True, huge_tree=False, encoding=encoding)
     try:
-        root = etree.fromstring(body.strip(), parser)
+        return etree.fromstring(body.strip(), parser)
     except etree.XMLSyntaxError:
         return None
-    return root
 
 
 def _local(tag: object) -> str:

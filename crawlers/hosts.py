@@ -51,9 +51,8 @@ class Target:
     def origin(self) -> str:
         """``scheme://host[:port]`` with the default port left out (robots.txt is per origin)."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        if self.port == DEFAULT_PORTS[self.scheme]:
-            return f"{self.scheme}://{host}"
-        return f"{self.scheme}://{host}:{self.port}"
+        port = "" if self.port == DEFAULT_PORTS[self.scheme] else f":{self.port}"
+        return f"{self.scheme}://{host}{port}"
 
 
 def normalise_host(host: str) -> str | None:
@@ -112,14 +111,10 @@ class HostEntry:
     subdomains: bool
 
     def admits(self, target: Target) -> bool:
-        if self.port is None:
-            if target.port != DEFAULT_PORTS[target.scheme]:
-                return False
-        elif target.port != self.port:
+        port = DEFAULT_PORTS[target.scheme] if self.port is None else self.port
+        if target.port != port:
             return False
-        if target.host == self.host:
-            return True
-        return self.subdomains and target.host.endswith("." + self.host)
+        return target.host == self.host or (self.subdomains and target.host.endswith("." + self.host))
 
 
 def parse_host_entry(entry: str) -> HostEntry:
@@ -146,10 +141,8 @@ def host_allowed(target: Target, allowed: Collection[str]) -> bool:
 
 def host_entry_for(url: str) -> str:
     """The allow-list entry that admits ``url``'s site: ``host`` for a default port (so http and
-    https of that host both pass), else ``host:port``."""
-    target = parse_target(url)
-    host = f"[{target.host}]" if ":" in target.host else target.host
-    return host if target.port == DEFAULT_PORTS[target.scheme] else f"{host}:{target.port}"
+    https of that host both pass), else ``host:port``: the origin without its scheme."""
+    return parse_target(url).origin.partition("://")[2]
 
 
 def check_target(url: str, allowed_hosts: Collection[str] | None) -> Target:

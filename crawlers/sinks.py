@@ -112,7 +112,7 @@ class IndexerSink:
         except Exception as exc:  # the indexer's own errors (StoreError...) and anything unexpected
             raise SinkError(f"indexer failed: {exc}") from exc
         return [
-            Delivery(r.get("url", ""), _decision_value(o.decision), o.cluster_id, o.error)
+            Delivery(r.get("url", ""), str(getattr(o.decision, "value", o.decision)).lower(), o.cluster_id, o.error)
             for r, o in zip(records, outcomes)
         ]
 
@@ -121,10 +121,6 @@ class IndexerSink:
             self._indexer.close()
         finally:
             self._writer.release()
-
-
-def _decision_value(decision: Any) -> str:
-    return str(getattr(decision, "value", decision)).lower()
 
 
 class HttpPushSink:

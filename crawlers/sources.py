@@ -107,33 +107,24 @@ _LIMITS = {
 }
 
 
+# The TOML types each scalar field type accepts, and how an error names them.
+_SCALARS = {"str": (str, "a string"), "bool": (bool, "true or false"), "int": (int, "an integer"), "float": ((int, float), "a number")}
+
+
 def _coerce(source: str | None, key: str, value: Any) -> Any:
     kind = _FIELDS[key].type
-    bad = lambda what: SourceConfigError(f"expected {what}, got {value!r}", source=source, key=key)  # noqa: E731
-    if kind == "str":
-        if not isinstance(value, str):
-            raise bad("a string")
-        out: Any = value
-    elif kind == "bool":
-        if not isinstance(value, bool):
-            raise bad("true or false")
-        out = value
-    elif kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise bad("an integer")
-        out = value
-    elif kind == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise bad("a number")
-        out = float(value)
-    elif kind == "tuple[str, ...]":
+    if kind == "tuple[str, ...]":
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise bad("a list of strings")
-        out = tuple(value)
-    else:  # pragma: no cover - a field type this function was not taught
-        raise AssertionError(kind)
+            raise SourceConfigError(f"expected a list of strings, got {value!r}", source=source, key=key)
+        out: Any = tuple(value)
+    else:
+        types, what = _SCALARS[kind]
+        # bool is an int to Python, but `delay = true` is a mistake, not 1 second
+        if not isinstance(value, types) or (isinstance(value, bool) and kind != "bool"):
+            raise SourceConfigError(f"expected {what}, got {value!r}", source=source, key=key)
+        out = float(value) if kind == "float" else value
     if key in _LIMITS:
         lo, hi = _LIMITS[key]
         if not lo <= out <= hi:
