@@ -112,10 +112,9 @@ def extract_title(soup: BeautifulSoup, selector: str = "") -> str:
 def extract_time_text(soup: BeautifulSoup, selector: str = "") -> str:
     """Publish time as printed: selector (its ``datetime``/``content`` attribute first), meta tags,
     ``<time>``, then small elements whose class/id suggests a date line."""
-    if selector:
-        el = soup.select_one(selector)
-        if el is not None:
-            return (el.get("datetime") or el.get("content") or element_text(el)).strip()
+    el = soup.select_one(selector) if selector else None
+    if el is not None:
+        return (el.get("datetime") or el.get("content") or element_text(el)).strip()
     for attr, value in _TIME_META:
         found = _meta(soup, attr, value)
         if found:
@@ -136,13 +135,9 @@ def extract_article(html: str, url: str, *, title_selector: str = "", body_selec
     """Title, body text and raw publish-time text of one detail page."""
     soup = parse_html(html)
     title = extract_title(soup, title_selector)
-    content = ""
-    method = "generic"
-    if body_selector:
-        el = soup.select_one(body_selector)
-        if el is not None:
-            content = element_text(el, remove_selectors)
-            method = "selectors"
+    el = soup.select_one(body_selector) if body_selector else None
+    content = element_text(el, remove_selectors) if el is not None else ""
+    method = "selectors" if el is not None else "generic"
     if not content:
         content = main_text(html, url) or element_text(soup.body or soup)
         # Generic extractors often repeat the headline as the first line.

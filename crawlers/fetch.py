@@ -316,12 +316,11 @@ class Fetcher:
                 self._sleep(delay)
         raise AssertionError("unreachable")
 
-    def _get_once(self, url: str, headers: Mapping[str, str], max_bytes: int | None = None, *,
-                  cut: bool = False) -> FetchResult:
-        """One GET, body read with the size cap (``cut``: the body's first bytes up to it, instead
-        of ResponseTooLarge), the whole response under the wall-time cap (``crawlers.deadline``:
-        headers and body, whatever the framing)."""
-        limit = self.policy.max_bytes if max_bytes is None else max_bytes
+    def _get_once(self, url: str, headers: Mapping[str, str], *, cut: int | None = None) -> FetchResult:
+        """One GET, body read with the size cap (``cut``: the body's first ``cut`` bytes, instead
+        of ResponseTooLarge past ``max_bytes``), the whole response under the wall-time cap
+        (``crawlers.deadline``: headers and body, whatever the framing)."""
+        limit = self.policy.max_bytes if cut is None else cut
         total = self.policy.max_total_time
         too_slow = f"response not complete within {total}s"
         with response_deadline(total) as deadline:
@@ -343,7 +342,7 @@ class Fetcher:
                 if status in REDIRECT_STATUSES or status == 304 or status >= 400:  # no body to read (every retried status is >= 400)
                     return FetchResult(url, url, status, resp_headers)
                 declared = response.headers.get("Content-Length", "")
-                if declared.isdigit() and int(declared) > limit and not cut:
+                if declared.isdigit() and int(declared) > limit and cut is None:
                     raise ResponseTooLarge(url, f"Content-Length {declared} > {limit} bytes", status=status)
                 chunks: list[bytes] = []
                 size = 0
@@ -351,7 +350,7 @@ class Fetcher:
                     for chunk in response.iter_content(chunk_size=65536):
                         size += len(chunk)
                         if size > limit:
-                            if not cut:
+                            if cut is None:
                                 raise ResponseTooLarge(url, f"body over {limit} bytes", status=status)
                             chunks.append(chunk[: len(chunk) - (size - limit)])
                             break
@@ -379,7 +378,7 @@ class Fetcher:
             for _ in range(self.policy.max_redirects + 1):
                 target = check_target(current, allowed_hosts)
                 self.limiter.wait(pacing_key(target), self.policy.delay)
-                result = self._get_once(current, {"User-Agent": self.policy.user_agent}, ROBOTS_MAX_BYTES + 1, cut=True)
+                result = self._get_once(current, {"User-Agent": self.policy.user_agent}, cut=ROBOTS_MAX_BYTES + 1)
                 if result.status in REDIRECT_STATUSES and result.headers.get("Location"):
                     current = urljoin(current, _location(result.headers["Location"]))
                     continue

@@ -35,7 +35,8 @@ log = logging.getLogger(__name__)
 # progress(source_name, event, detail): events "source_start", "article", "dropped", "batch", "source_done"
 Progress = Callable[[str, str, str], None]
 
-_DELIVERY_KEYS = {"new": "index/new", "duplicate": "index/duplicate", "already_indexed": "index/already_indexed", "rejected": "index/rejected", "accepted": "output/accepted", "written": "output/written"}
+# The indexer's decisions; any other status (accepted, written) counts as output/<status>.
+_DELIVERY_KEYS = {"new": "index/new", "duplicate": "index/duplicate", "already_indexed": "index/already_indexed", "rejected": "index/rejected"}
 
 
 @dataclass

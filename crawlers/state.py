@@ -50,14 +50,10 @@ class CrawlState:
     Sources crawl concurrently and share one state: one connection, one lock."""
 
     def __init__(self, path: str | os.PathLike | None):
-        if path is None:
-            self.path = None
-            target = ":memory:"
-        else:
-            directory = Path(path)
-            directory.mkdir(parents=True, exist_ok=True)
-            self.path = directory / STATE_FILE
-            target = str(self.path)
+        target = ":memory:"
+        if path is not None:
+            Path(path).mkdir(parents=True, exist_ok=True)
+            target = str(Path(path) / STATE_FILE)
         self._db = sqlite3.connect(target, check_same_thread=False)
         self._lock = threading.Lock()
         self._db.executescript(_SCHEMA)
