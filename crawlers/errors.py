@@ -4,6 +4,7 @@
     ├── FetchError(url, status)        a page could not be fetched; ``cause`` names why for the stats
     │   ├── FetchTimeout               no answer within the timeout (after retries)
     │   ├── ConnectionFailed           connection refused / reset / DNS failure (after retries)
+    │   ├── HostNotFound               DNS says the host's name does not exist (not retried)
     │   ├── HTTPStatusError            a non-2xx/304 answer (after retries for 5xx/429)
     │   ├── TooManyRedirects           redirect chain longer than allowed, or a loop
     │   ├── ResponseTooLarge           body larger than the configured maximum

@@ -58,7 +58,7 @@ def extract_links(soup: BeautifulSoup, base_url: str, selector: str = "", patter
     """Absolute http(s) links matched by ``selector`` (default: every ``a[href]``) whose URL
     matches ``pattern`` (a regex searched in the absolute URL), deduplicated in page order."""
     base_url = document_base(soup, base_url)
-    anchors = soup.select(selector) if selector else soup.select("a[href]")
+    anchors = soup.select(selector or "a[href]")
     regex = re.compile(pattern) if pattern else None
     out: dict[str, None] = {}
     for a in anchors:

@@ -277,8 +277,7 @@ class Fetcher:
                 current = next_url  # checked at the top of the loop like the first URL
                 continue
             result.url = url
-            if result.status == 304:
-                result.not_modified = True
+            result.not_modified = result.status == 304
             return result
 
     def _get_with_retries(self, url: str, target: Target, interval: float, headers: dict[str, str], count: Counter) -> FetchResult:

@@ -211,16 +211,14 @@ def parse_sources(data: Mapping[str, Any], origin: str = "<sources>") -> Sources
         seen_names.add(name)
         values = dict(defaults)
         for key, value in raw.items():
-            if key == "name":
-                continue
             if key == "extra":
                 if not isinstance(value, Mapping):
                     raise SourceConfigError("must be a table", source=name, key=key)
                 values[key] = dict(value)
-                continue
-            if key not in _FIELDS:
+            elif key not in _FIELDS:
                 raise SourceConfigError(f"unknown key; known: {sorted(_FIELDS)}", source=name, key=key)
-            values[key] = _coerce(name, key, value)
+            elif key != "name":  # read above
+                values[key] = _coerce(name, key, value)
         if "start_urls" not in values:
             raise SourceConfigError("missing", source=name, key="start_urls")
         cfg = SourceConfig(name=name, **values)
