@@ -228,9 +228,9 @@ class BaseNewsCrawler:
 
     def _unseen(self, link: str) -> str | None:
         """``link``'s canonical URL when it is new to this run and to the state, else None.
-        A link is refused (and counted) as written, before canonicalisation would drop its
-        userinfo and hide that the site sent us a ``user:pass@`` URL, and so is a link to a host
-        the source does not admit."""
+        Refuses (and counts) a link to a host the source does not admit, and a link with
+        userinfo: checked as written, before canonicalisation would drop the ``user:pass@`` and
+        hide that the site sent it."""
         try:
             check_target(link, self.source.hosts)
         except URLRejected as exc:
