@@ -32,7 +32,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
-from starlette.convertors import Convertor, register_url_convertor
+from starlette.convertors import PathConvertor, register_url_convertor
 
 from ..article import article_from_record
 from ..compare.rules import refusal
@@ -377,17 +377,11 @@ async def read_announced_body(request: Request, ctx: ServiceContext) -> bytearra
 
 
 # ---- the app ---------------------------------------------------------------------------------------------
-class IdConvertor(Convertor):
+class IdConvertor(PathConvertor):
     """An article or cluster id in a route's path: one character or more, "/" included (a URL as
     id is written %2F in links, which arrives decoded before routing)."""
 
     regex = ".+"
-
-    def convert(self, value: str) -> str:
-        return value
-
-    def to_string(self, value: str) -> str:
-        return value
 
 
 register_url_convertor("id", IdConvertor())
@@ -435,10 +429,9 @@ class HostCheck:
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] == "http" and not self.ctx.d.auth_token:
-            host = next((v for k, v in scope["headers"] if k == b"host"), None)
-            if host is not None and not answers_host(host.decode("latin-1"), self.ctx.d):
-                name = host_name(host.decode("latin-1"))
-                refused = ApiError(421, f"this daemon has no auth token and does not answer the host name {name!r}: "
+            host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), None)
+            if host is not None and not answers_host(host, self.ctx.d):
+                refused = ApiError(421, f"this daemon has no auth token and does not answer the host name {host_name(host)!r}: "
                                         "add it to daemon.allowed_hosts, or set daemon.auth_token", close=True)
                 await error_response(refused)(scope, receive, send)
                 return
@@ -501,7 +494,6 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
 
     app.add_middleware(RequestAccounting, ctx=ctx)
     app.add_middleware(HostCheck, ctx=ctx)  # outside the accounting: a refused name reaches no route
-    app.openapi_schema = None
 
     open_routes = APIRouter()
     api = APIRouter(dependencies=[Depends(authorised)], responses={401: ERR})
@@ -666,10 +658,6 @@ def _enqueue(body: bytes, ctx: ServiceContext) -> dict:
 
 
 # ---- corrections ------------------------------------------------------------------------------------------
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 def apply_split(ctx: ServiceContext, cluster_id: str, article_id: str, into: str | None, by: str) -> CorrectionReply:
     """Move ``article_id`` out of ``cluster_id``: alone, or into cluster ``into``."""
     indexer = ctx.indexer()
@@ -697,7 +685,7 @@ def apply_split(ctx: ServiceContext, cluster_id: str, article_id: str, into: str
         # oldest other, the member the store makes canonical of the rest
         partner = art.dup_of if art.dup_of and art.dup_of != article_id and any(m.id == art.dup_of for m in members) else (
             cluster_id if article_id != cluster_id else oldest_other)
-        change = ClusterChange("split", into or article_id, cluster_id, article_id, split_reason(partner), by, _now())
+        change = ClusterChange("split", into or article_id, cluster_id, article_id, split_reason(partner), by, datetime.now(timezone.utc))
         try:
             store.split_article(change)
         except KeyError as exc:  # an article gone since it was read
@@ -716,7 +704,7 @@ def apply_merge(ctx: ServiceContext, into: str, source: str, by: str) -> Correct
         for cid in (into, source):
             if cid not in found or found[cid].cluster_id != cid:
                 raise ApiError(404, "no such cluster", cluster_id=cid)
-        change = ClusterChange("merge", into, source, None, MERGE_REASON, by, _now())
+        change = ClusterChange("merge", into, source, None, MERGE_REASON, by, datetime.now(timezone.utc))
         store.merge_clusters([change])
         return _reply(store, change)
 
@@ -770,8 +758,7 @@ class RequestAccounting:
             reserved = scope["state"].get("body_reserved", 0)
             if reserved:
                 self.ctx.body_budget.give_back(reserved)
-            route = scope.get("route")
-            name = getattr(route, "name", None) or "other"
+            name = getattr(scope.get("route"), "name", None) or "other"
             self.ctx.metrics.requests.labels(name, str(status["code"])).inc()
 
 
