@@ -38,12 +38,12 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def raise_open_files_limit(wanted: int) -> int:
+def raise_open_files_limit(wanted: int) -> None:
     """Each connection is a file descriptor: lift the soft limit towards ``wanted`` (never past
-    the hard limit) and say so when it cannot reach it. Returns the limit in force."""
+    the hard limit) and say so when it cannot reach it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY or soft >= wanted:
-        return wanted
+        return
     target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
     if target > soft:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
@@ -51,7 +51,6 @@ def raise_open_files_limit(wanted: int) -> int:
     if soft < wanted:
         log.warning("open files are limited to %d (ulimit -n): fewer than daemon.max_connections needs (%d); "
                     "connections beyond it wait in the listen backlog", soft, wanted)
-    return soft
 
 
 class HttpServer:

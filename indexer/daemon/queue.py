@@ -20,7 +20,7 @@
   ``release`` and ``close`` settle it, and ``waiting`` holds it back while the worker only waits
   (for the store), ``working`` again after. An item still counted when the queue opens was being
   worked on when a process died: a *suspect*. Suspects are handed out alone, with nothing else in
-  hand, so the next such death can only be theirs; one counted ``max_attempts`` times moves to
+  hand, so the next such death can only be theirs; one counted ``MAX_ATTEMPTS`` times moves to
   ``dead``.
 """
 
@@ -105,10 +105,9 @@ class DurableQueue:
     """Thread-safe; one consumer (the worker), any number of producers."""
 
     def __init__(self, directory: str | os.PathLike, max_items: int, owner: str | None = None,
-                 parsed_budget_bytes: int = PARSED_BUDGET_BYTES, max_attempts: int = MAX_ATTEMPTS):
+                 parsed_budget_bytes: int = PARSED_BUDGET_BYTES):
         """``owner``: the store this queue feeds (``queue_home.store_identity``); recorded on
-        first use, and a queue recorded for another store is refused (QueueOfAnotherStore).
-        ``max_attempts``: process stops an item may be in hand for before it moves to ``dead``."""
+        first use, and a queue recorded for another store is refused (QueueOfAnotherStore)."""
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / QUEUE_FILE
@@ -127,7 +126,6 @@ class DurableQueue:
         self._in_hand: set[int] = set()
         self._counted: set[int] = set()  # items in hand whose count stands (not waiting)
         self._suspect_in_hand = False
-        self.max_attempts = max_attempts
         self._parsed: dict[int, tuple[Any, int]] = {}  # seq -> (parsed record, its queued JSON size)
         self._parsed_bytes = 0
         self._parsed_budget = parsed_budget_bytes
@@ -230,7 +228,7 @@ class DurableQueue:
             for seq, aid, rec, origin, at, attempts in rows:
                 if seq in self._in_hand:
                     continue
-                if attempts >= self.max_attempts:
+                if attempts >= MAX_ATTEMPTS:
                     log.error("queued article %s was in hand in %d processes that stopped without finishing it; "
                               "moved to the dead-letter table", aid, attempts)
                     self._bury_locked(seq, f"in hand when the process stopped {attempts} times (a crash, "

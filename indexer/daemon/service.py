@@ -52,10 +52,6 @@ class Daemon:
         self._signals = 0
         self.crashed = False
 
-    @property
-    def address(self) -> tuple[str, int]:
-        return self.httpd.address
-
     def lease_held(self) -> bool:
         lease = self.worker.lease
         return bool(lease is not None and lease.valid())
@@ -81,7 +77,7 @@ class Daemon:
         if self.crawler is not None:
             self.crawler.start()
         self.httpd.start()
-        host, port = self.address
+        host, port = self.httpd.address
         log.info("newsdedup daemon listening on http://%s:%d (store %s, queue %s, auth %s)", host, port,
                  _redact(self.settings.store.path), self.queue_dir, "on" if self.d.auth_token else "off")
 

@@ -87,7 +87,6 @@ class Worker(threading.Thread):
         self._lookahead: _Batch | None = None
         self._closed = threading.Event()
         self._store_closed = threading.Event()  # close_store was called: later failures are not the articles'
-        self.finished = threading.Event()
 
     # ---- control ---------------------------------------------------------------------------------------
     def stop(self, grace: float) -> None:
@@ -140,17 +139,13 @@ class Worker(threading.Thread):
             if self._lookahead is not None:
                 self.queue.release([i.seq for i in self._lookahead.items])
             self._closed.set()
-            self._shutdown()
-            self.finished.set()
-
-    def _shutdown(self) -> None:
-        if self.lease is not None:
-            try:
-                self.lease.release()
-            except Exception as exc:  # noqa: BLE001
-                log.warning("releasing the lease failed: %s", exc)
-        if self._close_store_on_exit:
-            self.close_store()
+            if self.lease is not None:
+                try:
+                    self.lease.release()
+                except Exception as exc:  # noqa: BLE001
+                    log.warning("releasing the lease failed: %s", exc)
+            if self._close_store_on_exit:
+                self.close_store()
 
     def close_store(self) -> None:
         self._store_closed.set()
