@@ -246,12 +246,11 @@ class ElasticsearchLease:
                     self._version = self.backend.create(self.name, self._doc(now))
                 else:
                     source, seq_no, term = current
-                    self._last_holder = source.get("holder")
-                    mine = source.get("holder") == self.owner
-                    if not mine and float(source.get("expires_at", 0)) > now:
-                        return False  # someone else holds it
-                    if not mine:
-                        log.warning("taking over the writer lease %r from %s (expired)", self.name, source.get("holder"))
+                    holder = self._last_holder = source.get("holder")
+                    if holder != self.owner:
+                        if float(source.get("expires_at", 0)) > now:
+                            return False  # someone else holds it
+                        log.warning("taking over the writer lease %r from %s (expired)", self.name, holder)
                     self._version = self.backend.cas(self.name, self._doc(now), seq_no, term)
             except LeaseConflict:
                 self._version = None
@@ -368,17 +367,15 @@ class WriterLease:
 
         self._holder.acquire()
         try:
-            got = self._lease.acquire()
+            if not self._lease.acquire():
+                raise WriterBusy(f"the store at {self.store_path} is being written by {self._lease.holder() or 'another writer'} "
+                                 "(a daemon or another ingest): one writer at a time; use that daemon's API, or wait for it to stop")
         except NewsdedupError:
             self._holder.release()
             raise
         except Exception as exc:  # noqa: BLE001 - the lease's own I/O (a file lock, Elasticsearch requests)
             self._holder.release()
             raise StoreUnavailable(f"taking the writer lease of the store at {self.store_path}: {type(exc).__name__}: {exc}") from exc
-        if not got:
-            self._holder.release()
-            raise WriterBusy(f"the store at {self.store_path} is being written by {self._lease.holder() or 'another writer'} "
-                             "(a daemon or another ingest): one writer at a time; use that daemon's API, or wait for it to stop")
         self._stop = threading.Event()
         self._renewer = threading.Thread(target=self._renew, args=(self._stop,), name="lease-renew", daemon=True)
         self._renewer.start()
