@@ -168,14 +168,11 @@ class ClusterIndex:
         self._version: tuple | None = None
         self._listing = Listing([], [], [])
 
-    def _store_version(self) -> tuple:
-        stats = self._store.stats()
-        return stats.articles, stats.clusters, len(self._store.cluster_changes())
-
     def listing(self) -> Listing:
         """The current listing. Each call checks the store's version (its stats and its change
         log, read whole), so a page asks once and reads clusters, sources and reasons from it."""
-        version = self._store_version()
+        stats = self._store.stats()
+        version = (stats.articles, stats.clusters, len(self._store.cluster_changes()))
         with self._lock:
             if version != self._version:
                 self._listing = Listing.of(summarise(Row.of(a, self._tz) for a in self._store.iter_articles()))

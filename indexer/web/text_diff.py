@@ -65,19 +65,12 @@ class _BudgetedMatcher(SequenceMatcher):
         return super().find_longest_match(alo, ahi, blo, bhi)
 
 
-def _char_blocks(a: str, b: str) -> list[tuple[int, int, int]]:
-    return [tuple(m) for m in _BudgetedMatcher(a, b).get_matching_blocks()]
-
-
 def _sentence_blocks(a: str, b: str) -> list[tuple[int, int, int]]:
     """Matching runs of whole sentences, as character blocks (the last one empty, as difflib's)."""
     sa, sb = [s for s in _SENTENCE.findall(a) if s], [s for s in _SENTENCE.findall(b) if s]
     starts_a, starts_b = (list(accumulate(map(len, s), initial=0)) for s in (sa, sb))
-    blocks = []
-    for i, j, n in SequenceMatcher(None, sa, sb, autojunk=True).get_matching_blocks():
-        size = starts_a[i + n] - starts_a[i]
-        blocks.append((starts_a[i], starts_b[j], size))
-    return [blk for blk in blocks if blk[2]] + [(len(a), len(b), 0)]
+    return [(starts_a[i], starts_b[j], starts_a[i + n] - starts_a[i])
+            for i, j, n in SequenceMatcher(None, sa, sb, autojunk=True).get_matching_blocks() if n] + [(len(a), len(b), 0)]
 
 
 def _merge(segments: list[tuple[bool, str]]) -> list[tuple[bool, str]]:
@@ -99,7 +92,7 @@ def side_by_side(left: str, right: str, min_run: int = 4) -> SideBySide:
     a, b = left[:MAX_CHARS], right[:MAX_CHARS]
     by_sentence = False
     try:
-        blocks = _char_blocks(a, b)
+        blocks = _BudgetedMatcher(a, b).get_matching_blocks()
     except _OverBudget:
         blocks, by_sentence = _sentence_blocks(a, b), True
     lsegs: list[tuple[bool, str]] = []
