@@ -455,7 +455,6 @@ def create_app(ctx: ServiceContext, session_user: Callable[[Request], str | None
     app = FastAPI(title="newsdedup", version="1", docs_url=None, redoc_url=None,
                   description="Ingest articles, read clusters, correct them. Every route but /healthz, /readyz, "
                               "/metrics and /openapi.json needs `Authorization: Bearer <token>` when the daemon has a token.")
-    app.state.ctx = ctx
 
     def who(request: Request) -> str:
         """The name a correction is recorded under: the session's user, else the token's holder."""
@@ -712,11 +711,8 @@ def apply_merge(ctx: ServiceContext, into: str, source: str, by: str) -> Correct
 def _reply(store, change: ClusterChange) -> CorrectionReply:
     """The change as the store logged it (a split of a canonical names who leads the rest), and
     the cluster it changed (``change.into``)."""
-    logged = change
-    for entry in reversed(store.cluster_changes(change.into)):
-        if entry.kind == change.kind and entry.article_id == change.article_id and entry.by == change.by:
-            logged = entry
-            break
+    logged = next((entry for entry in reversed(store.cluster_changes(change.into))
+                   if entry.kind == change.kind and entry.article_id == change.article_id and entry.by == change.by), change)
     return CorrectionReply(change=logged.record(), labels=[Label(**x) for x in labels_from_changes([logged])],
                            cluster_id=change.into, size=len(store.cluster_members(change.into)))
 

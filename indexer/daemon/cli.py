@@ -207,9 +207,8 @@ def export_labels(store: str | None, config: str | None, sets: tuple[str, ...], 
             latest.pop(key, None)
             latest[key] = lab
         found = indexer.store.get_many(sorted({x for lab in latest.values() for x in (lab["a"], lab["b"])}))
-        out = click.open_file(output, "w", encoding="utf-8")
         written = 0
-        with out:
+        with click.open_file(output, "w", encoding="utf-8") as out:
             for lab in latest.values():
                 a, b = found.get(lab["a"]), found.get(lab["b"])
                 if a is None or b is None:

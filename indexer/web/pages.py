@@ -236,8 +236,7 @@ def add_pages(app: FastAPI, view: WebView) -> None:
         def load():
             store = ctx.indexer().store
             found = store.get_many([cluster_id, article_id])
-            if cluster_id not in found or article_id not in found or found[article_id].cluster_id != cluster_id \
-                    or found[cluster_id].cluster_id != cluster_id:
+            if any(x not in found or found[x].cluster_id != cluster_id for x in (cluster_id, article_id)):
                 raise ApiError(404, f"no article {article_id} in a cluster {cluster_id}")
             a, b = found[cluster_id], found[article_id]
             return a, b, side_by_side(a.title, b.title, min_run=2), side_by_side(a.content, b.content)
