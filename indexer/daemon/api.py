@@ -684,7 +684,8 @@ def apply_split(ctx: ServiceContext, cluster_id: str, article_id: str, into: str
         # oldest other, the member the store makes canonical of the rest
         partner = art.dup_of if art.dup_of and art.dup_of != article_id and any(m.id == art.dup_of for m in members) else (
             cluster_id if article_id != cluster_id else oldest_other)
-        change = ClusterChange("split", into or article_id, cluster_id, article_id, split_reason(partner), by, datetime.now(timezone.utc))
+        change = ClusterChange("split", into or article_id, cluster_id, article_id, split_reason(partner), by,
+                               datetime.now(timezone.utc))
         try:
             store.split_article(change)
         except KeyError as exc:  # an article gone since it was read
