@@ -376,7 +376,7 @@ class SqliteStore:
         if meta.get("segment_rows") == SEGMENT_ROWS:
             try:
                 self._segment = int(meta["segment"])
-                index = self._read_graph(self._segment_path(self._segment), int(meta["capacity"]))
+                index = self._graph(int(meta["capacity"]), self._segment_path(self._segment))
                 self._ann_max_rid = self._ann_held_rid = int(meta["max_rid"])
                 self._closed_count = int(meta["closed_vectors"])
             except (OSError, ValueError, KeyError, RuntimeError) as exc:
@@ -389,24 +389,20 @@ class SqliteStore:
             self._ann_max_rid = self._ann_held_rid = first
             self._closed_count = self._db.execute(
                 "SELECT COUNT(*) FROM articles WHERE rid <= ? AND vector IS NOT NULL", (first,)).fetchone()[0]
-            index = self._new_graph()
+            index = self._graph()
         self._ann = index
         self._ann_count = self._closed_count + index.get_current_count()
         self._ann_behind = True  # rows written after its last save, if any: added when a search needs it
 
-    def _new_graph(self, capacity: int = 1024):
+    def _graph(self, capacity: int = 1024, path: Path | None = None):
+        """An empty graph for ``capacity`` vectors, or with ``path`` the graph saved there."""
         import hnswlib
 
         index = hnswlib.Index(space="ip", dim=self.vector_dims)
-        index.init_index(max_elements=capacity, M=self._m, ef_construction=self._ef_construction, allow_replace_deleted=False)
-        index.set_ef(self._ef_search)
-        return index
-
-    def _read_graph(self, path: Path, capacity: int):
-        import hnswlib
-
-        index = hnswlib.Index(space="ip", dim=self.vector_dims)
-        index.load_index(str(path), max_elements=max(capacity, 1024))
+        if path is None:
+            index.init_index(max_elements=capacity, M=self._m, ef_construction=self._ef_construction, allow_replace_deleted=False)
+        else:
+            index.load_index(str(path), max_elements=max(capacity, 1024))
         index.set_ef(self._ef_search)
         return index
 
@@ -447,7 +443,7 @@ class SqliteStore:
         reads it back) and open an empty one for ``segment``. Every addition to it has finished."""
         self._write_graph()
         self._closed_count += self._ann.get_current_count()
-        self._ann = self._new_graph()
+        self._ann = self._graph()
         self._segment = segment
         self._ann_max_rid = self._ann_held_rid = max(self._ann_max_rid, segment * SEGMENT_ROWS)
 
@@ -502,14 +498,10 @@ class SqliteStore:
 
     def _load_day(self, day: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if day is UNDATED:
-            rows = self._db.execute(
-                "SELECT rid, publish_ts, vector FROM articles WHERE publish_ts IS NULL AND vector IS NOT NULL"
-            ).fetchall()
+            when, args = "publish_ts IS NULL", ()
         else:
-            rows = self._db.execute(
-                "SELECT rid, publish_ts, vector FROM articles WHERE publish_ts >= ? AND publish_ts < ? AND vector IS NOT NULL",
-                (day * DAY_SECONDS, (day + 1) * DAY_SECONDS),
-            ).fetchall()
+            when, args = "publish_ts >= ? AND publish_ts < ?", (day * DAY_SECONDS, (day + 1) * DAY_SECONDS)
+        rows = self._db.execute(f"SELECT rid, publish_ts, vector FROM articles WHERE {when} AND vector IS NOT NULL", args).fetchall()
         return stack(rows, self.vector_dims)
 
     def _save_ann(self) -> None:
@@ -568,9 +560,6 @@ class SqliteStore:
         with self._lock:
             rows = self._db.execute(f"SELECT {_COLUMNS} FROM articles WHERE {where}", list(args)).fetchall()
         return [(r[0], self._row_to_article(r)) for r in rows]
-
-    def _select(self, where: str, args: Sequence) -> list[StoredArticle]:
-        return [a for _, a in self._select_pairs(where, args)]
 
     def _select_in(self, column: str, values: Sequence) -> list[tuple[int, StoredArticle]]:
         out: list[tuple[int, StoredArticle]] = []
@@ -648,9 +637,8 @@ class SqliteStore:
                     f"SELECT DISTINCT rid, simhash FROM bands WHERE band IN ({placeholders}){window_sql}",
                     [*q.bands, *window_args],
                 ).fetchall()
-            rids = [rid for rid, simhash in keys if q.admits(from_signed(simhash))]
-            found = sorted(self._by_rid(rids).items(), key=lambda pair: pair[0]) if rids else []
-            results.append([a for _, a in found if a.id != q.exclude_id])
+            admitted = [rid for rid, simhash in keys if q.admits(from_signed(simhash))]
+            results.append(self._in_row_order(admitted, q.exclude_id))
         return results
 
     @_sqlite_errors
@@ -663,9 +651,12 @@ class SqliteStore:
                     f"SELECT rid FROM articles WHERE title_md5 = ?{window_sql} ORDER BY rid DESC LIMIT ?",
                     [q.title_md5, *window_args, q.limit + 1],
                 ).fetchall()]
-            found = sorted(self._by_rid(rids).items(), key=lambda pair: pair[0]) if rids else []
-            results.append([a for _, a in found if a.id != q.exclude_id][-q.limit:] if q.limit > 0 else [])
+            results.append(self._in_row_order(rids, q.exclude_id)[-q.limit:] if q.limit > 0 else [])
         return results
+
+    def _in_row_order(self, rids: list[int], exclude_id: str | None) -> list[StoredArticle]:
+        """The articles of ``rids`` in write order, but ``exclude_id``."""
+        return [a for _, a in sorted(self._by_rid(rids).items()) if a.id != exclude_id] if rids else []
 
     @_sqlite_errors
     def knn(self, queries: Sequence[KnnQuery]) -> list[list[tuple[StoredArticle, float]]]:
@@ -744,7 +735,7 @@ class SqliteStore:
             "SELECT COUNT(*) FROM articles WHERE rid BETWEEN ? AND ? AND vector IS NOT NULL", (first, last)).fetchone()[0]
         path = self._segment_path(segment)
         try:
-            graph = self._read_graph(path, stored)
+            graph = self._graph(stored, path)
             if graph.get_current_count() != stored:
                 raise ValueError(f"it holds {graph.get_current_count()} vectors, SQLite {stored}")
         except (OSError, ValueError, RuntimeError) as exc:
@@ -752,7 +743,7 @@ class SqliteStore:
                 log.warning("vector index segment %s unreadable (%s); rebuilding it from SQLite", path, exc)
             else:
                 log.info("building vector index segment %d (rows %d-%d) from SQLite", segment, first, last)
-            graph = self._new_graph(max(stored, 1))
+            graph = self._graph(max(stored, 1))
             rows = self._db.execute(
                 "SELECT rid, vector FROM articles WHERE rid BETWEEN ? AND ? AND vector IS NOT NULL", (first, last)).fetchall()
             if rows:
@@ -880,6 +871,7 @@ class SqliteStore:
                     raise KeyError(change.into)
                 if into == source and change.into != aid:
                     return None  # into the cluster it is in: nothing to move (nor to log, as a label)
+                lead = "UPDATE articles SET cluster_id = ?, is_canonical = 1, dup_of = NULL, dup_reason = NULL, score = NULL WHERE id = ?"
                 new_canonical = None
                 if source == aid:  # the canonical leaves: the oldest other member leads the rest
                     rows = self._db.execute("SELECT id, publish_ts FROM articles WHERE cluster_id = ?", (aid,))
@@ -887,15 +879,9 @@ class SqliteStore:
                         ((member, datetime.fromtimestamp(ts, tz=timezone.utc) if ts is not None else None) for member, ts in rows), aid)
                     if new_canonical is not None:
                         self._db.execute("UPDATE articles SET cluster_id = ? WHERE cluster_id = ? AND id != ?", (new_canonical, aid, aid))
-                        self._db.execute(
-                            "UPDATE articles SET is_canonical = 1, dup_of = NULL, dup_reason = NULL, score = NULL WHERE id = ?",
-                            (new_canonical,),
-                        )
+                        self._db.execute(lead, (new_canonical, new_canonical))
                 if into == aid:
-                    self._db.execute(
-                        "UPDATE articles SET cluster_id = ?, is_canonical = 1, dup_of = NULL, dup_reason = NULL, score = NULL WHERE id = ?",
-                        (aid, aid),
-                    )
+                    self._db.execute(lead, (aid, aid))
                 elif into != source or source == aid:
                     self._db.execute(
                         "UPDATE articles SET cluster_id = ?, is_canonical = 0, dup_of = ?, dup_reason = ?, score = NULL WHERE id = ?",
@@ -922,7 +908,7 @@ class SqliteStore:
 
     @_sqlite_errors
     def cluster_members(self, cluster_id: str) -> list[StoredArticle]:
-        return self._select("cluster_id = ? ORDER BY rid", [cluster_id])
+        return [a for _, a in self._select_pairs("cluster_id = ? ORDER BY rid", [cluster_id])]
 
     @_sqlite_errors
     def top_clusters(self, n: int) -> list[tuple[str, int]]:
