@@ -103,25 +103,19 @@ def from_source(src: dict[str, Any]) -> StoredArticle:
     )
 
 
-def window_filter(window: TimeWindow) -> dict | None:
-    """Range on publish_time, passing articles without one (``should`` range OR ``must_not exists``)."""
+def _filters(window: TimeWindow, exclude_id: str | None) -> list[dict]:
+    """The window as a range on publish_time that passes articles without one (``should`` range OR
+    ``must_not exists``), and the id left out."""
+    out: list[dict] = []
     bounds = {}
     if window.start is not None:
         bounds["gte"] = window.start.isoformat()
     if window.end is not None:
         bounds["lte"] = window.end.isoformat()
-    if not bounds:
-        return None
-    return {"bool": {"should": [{"range": {"publish_time": bounds}},
-                                {"bool": {"must_not": {"exists": {"field": "publish_time"}}}}],
-                     "minimum_should_match": 1}}
-
-
-def _filters(window: TimeWindow, exclude_id: str | None) -> list[dict]:
-    out = []
-    wf = window_filter(window)
-    if wf is not None:
-        out.append(wf)
+    if bounds:
+        out.append({"bool": {"should": [{"range": {"publish_time": bounds}},
+                                        {"bool": {"must_not": {"exists": {"field": "publish_time"}}}}],
+                             "minimum_should_match": 1}})
     if exclude_id is not None:
         out.append({"bool": {"must_not": {"ids": {"values": [exclude_id]}}}})
     return out
@@ -526,10 +520,11 @@ class ElasticsearchStore:
     # ---- merges and splits -----------------------------------------------------------------------------
     # Each change is logged (es_changes) and applied as idempotent partial updates (bulk ``update``
     # with a ``doc``, no scripts) of the members a ``term`` on ``cluster_id`` finds. A search sees
-    # only refreshed documents, so the alias is refreshed before members are read (the articles of
-    # this very write included) and, when writes do not refresh, again after the updates: lookups
-    # then never answer with a cluster id a change replaced, and the in-flight buffer, emptied by
-    # the refresh, holds no copy older than the change. Changes are rare next to writes.
+    # only refreshed documents, so the alias is refreshed, unconditionally, before members are read
+    # (the articles of this very write and another writer's included) and, when writes do not
+    # refresh, again after the updates: lookups then never answer with a cluster id a change
+    # replaced, and the in-flight buffer, emptied by the refresh, holds no copy older than the
+    # change. Changes are rare next to writes, and a refresh is cheap.
     def merge_clusters(self, merges: Sequence[ClusterChange]) -> None:
         self.write([], merges)
 
@@ -659,7 +654,7 @@ class ElasticsearchStore:
         oldest other member (``oldest_other_member``) that leads the rest."""
         aid = change.article_id
         if self.multi_index:
-            self._refresh_for_changes()
+            self.refresh()
         found = self.get_many([aid, change.into])
         if aid not in found:
             raise KeyError(aid)
@@ -674,7 +669,7 @@ class ElasticsearchStore:
         if source == aid:
             # every member is read (a split is a person's rare act), so the rule is applied here
             # as in every store, not re-spelt as a search sort (dates there are cut to milliseconds)
-            self._refresh_for_changes()
+            self.refresh()
             hits = self._scan_hits({"term": {"cluster_id": aid}}, "electing a canonical article",
                                    source=["id", "publish_time"])
             new_canonical = oldest_other_member(
@@ -701,15 +696,10 @@ class ElasticsearchStore:
                                                   "dup_of": into, "dup_reason": MANUAL, "score": None})
         self._update_docs(updates, what)
 
-    def _refresh_for_changes(self) -> None:
-        """Searches below must see every article, also those written a moment ago (by this store
-        or another writer), so refresh unconditionally: a change is rare, a refresh cheap."""
-        self.refresh()
-
     def _members(self, cluster_ids: Sequence[str], what: str) -> list[dict]:
         """Raw hits (``_index``, ``_id``, ``cluster_id`` in ``_source``) of every member of
         ``cluster_ids``, after a refresh."""
-        self._refresh_for_changes()
+        self.refresh()
         hits = []
         for at in range(0, len(cluster_ids), MGET_CHUNK):
             query = {"terms": {"cluster_id": list(cluster_ids[at : at + MGET_CHUNK])}}
@@ -720,7 +710,7 @@ class ElasticsearchStore:
         """(backing index, source) of each stored id, also of those written a moment ago."""
         ids = list(dict.fromkeys(ids))
         if ids and self.multi_index:
-            self._refresh_for_changes()
+            self.refresh()
         return self._read(ids)
 
     def _update_docs(self, updates: dict[str, tuple[str, dict]], what: str) -> None:

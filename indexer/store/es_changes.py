@@ -118,12 +118,7 @@ class LoggedChange:
     @classmethod
     def from_hit(cls, hit: dict[str, Any]) -> "LoggedChange":
         """From a search hit or a GET answer (with its sequence number when it carries one)."""
-        entry = cls.from_doc(hit["_source"])
-        entry.version = _version(hit)
-        return entry
-
-    @classmethod
-    def from_doc(cls, src: dict[str, Any]) -> "LoggedChange":
+        src = hit["_source"]
         at = src.get("at")
         change = ClusterChange(
             kind=src["kind"], into=src.get("asked_into") or "", source=src.get("asked_source") or "",
@@ -131,7 +126,7 @@ class LoggedChange:
             at=datetime.fromisoformat(at) if at else None,
         )
         return cls(src["change_id"], int(src["seq"]), src["state"], change, src.get("into"), src.get("source"),
-                   src.get("new_canonical"))
+                   src.get("new_canonical"), _version(hit))
 
     def as_applied(self) -> ClusterChange:
         """The change with the clusters it actually joined or split, as the log reports it."""
@@ -183,26 +178,24 @@ class ChangeLog:
             entry.version = _version(item["create"])
         return entries
 
-    def mark(self, entry: LoggedChange, state: str, *, guarded: bool = True, **resolved: str | None) -> bool:
-        """Move ``entry`` to ``state``, recording the ends it resolved to. Guarded (and the
-        entry's sequence number known), the move fails when another store changed the entry
-        since it was read: then False, and ``entry`` holds what is stored now."""
+    def mark(self, entry: LoggedChange, state: str, **resolved: str | None) -> None:
+        """Move ``entry`` to ``state``, recording the ends it resolved to. Guarded by the entry's
+        sequence number (when known), the move fails when another store changed the entry since
+        it was read: then ``entry`` holds what is stored now."""
         from elasticsearch import ConflictError
 
-        guard = entry.version if guarded and entry.version else {}
         with translate(f"marking cluster change {entry.change_id} {state}", self.target):
             try:
-                resp = self.client.update(index=self.index, id=entry.change_id, doc={"state": state, **resolved}, **guard)
+                resp = self.client.update(index=self.index, id=entry.change_id, doc={"state": state, **resolved}, **(entry.version or {}))
             except ConflictError:
                 stored = LoggedChange.from_hit(self.client.get(index=self.index, id=entry.change_id))
                 entry.__dict__.update(stored.__dict__)
                 log.info("cluster change %s was moved to %s by another store", entry.change_id, entry.state)
-                return False
+                return
         for key, value in resolved.items():
             setattr(entry, key, value)
         entry.state = state
         entry.version = _version(resp)
-        return True
 
     def mark_applied(self, entries: Sequence[LoggedChange]) -> None:
         """Mark ``entries`` applied, unguarded: their moves are done, whoever else did them too."""

@@ -25,16 +25,13 @@ MIN_SERVER = (8, 12)
 SUPPORTED_MAJOR = 8
 
 
-def validate(cfg: Any) -> None:
-    """Checks the settings loader cannot make (ranges and choices it already checked)."""
+def es_config(settings: Any) -> Any:
+    """The ``[es]`` section of ``settings``, with the checks the settings loader cannot make
+    (ranges and choices it already checked)."""
+    cfg = settings.es
     if not cfg.index or cfg.index != cfg.index.lower() or any(c in cfg.index for c in ' "*\\<|,>/?#:'):
         raise ConfigError("es.index", f"not a valid Elasticsearch index name: {cfg.index!r}")
-
-
-def es_config(settings: Any) -> Any:
-    """The validated ``[es]`` section of ``settings``."""
-    validate(settings.es)
-    return settings.es
+    return cfg
 
 
 def redact_url(url: str) -> str:
@@ -89,17 +86,12 @@ def make_client(hosts: list[str], cfg: Any):
         raise ConfigError("store.path", f"cannot configure the Elasticsearch client: {exc}") from exc
 
 
-def hosts_from_location(location: str) -> list[str]:
-    """``store.path`` may list several nodes separated by commas."""
-    return [h.strip() for h in location.split(",") if h.strip()]
-
-
 def client_from_settings(settings: Any) -> tuple[Any, Any, str]:
     """``(client, es settings, target)`` for ``store.path``: the validated ``[es]`` section, a client
     built from it, and the target as messages name it (no credentials). The store and the ``es``
     commands both connect through here."""
     cfg = es_config(settings)
-    hosts = hosts_from_location(settings.store.path)
+    hosts = [h.strip() for h in settings.store.path.split(",") if h.strip()]  # store.path may list several nodes
     return make_client(hosts, cfg), cfg, describe_target(hosts, cfg)
 
 

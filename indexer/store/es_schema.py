@@ -95,16 +95,6 @@ def _load(folder: Path, name: str) -> dict:
         raise ConfigError("es.mappings_dir", f"{path} is not valid JSON: {exc}") from None
 
 
-def expected_meta(*, vector_dims: int | None, embedding_model: str, fingerprint_layout: str, bands: int) -> dict[str, str]:
-    return {
-        "newsdedup_schema_version": SCHEMA_VERSION,
-        "vector_dims": str(vector_dims or 0),
-        "embedding_model": embedding_model,
-        "fingerprint_layout": fingerprint_layout,
-        "simhash_bands": str(bands),
-    }
-
-
 def schema_options(settings: Any) -> dict[str, Any]:
     """The arguments of ``build_schema`` that come from the settings other than ``[es]``: the store and
     ``newsdedup es init`` take them from here, so both make the same index."""
@@ -116,8 +106,8 @@ def build_schema(cfg: Any, *, vector_dims: int | None, embedding_model: str, fin
                  hnsw_m: int = 16, hnsw_ef_construction: int = 100) -> Schema:
     """Read the JSON templates and render them for this configuration."""
     folder = mappings_dir(cfg)
-    meta = expected_meta(vector_dims=vector_dims, embedding_model=embedding_model,
-                         fingerprint_layout=fingerprint_layout, bands=bands)
+    meta = {"newsdedup_schema_version": SCHEMA_VERSION, "vector_dims": str(vector_dims or 0),
+            "embedding_model": embedding_model, "fingerprint_layout": fingerprint_layout, "simhash_bands": str(bands)}
     values = {
         "index": cfg.index, "shards": cfg.shards, "replicas": cfg.replicas, "refresh_interval": cfg.refresh_interval,
         "hnsw_m": hnsw_m, "hnsw_ef_construction": hnsw_ef_construction, "vector_dims": vector_dims or 0,
