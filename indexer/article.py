@@ -163,13 +163,5 @@ def article_from_record(
     _check_extra(extra, where)
     if is_whole_page(content):
         extra[EXTRACTED_FROM_PAGE] = True
-    return Article(
-        id=given_id or article_id_for(url, title, content),
-        title=title,
-        content=content,
-        url=url,
-        source=source,
-        publish_time=published,
-        extra=extra,
-        id_given=bool(given_id),
-    )
+    return Article(id=given_id or article_id_for(url, title, content), title=title, content=content, url=url, source=source,
+                   publish_time=published, extra=extra, id_given=bool(given_id))

@@ -278,7 +278,6 @@ def evaluate(path: str, truth_key: str, config: str | None, sets: tuple[str, ...
         click.echo(f"rejected {len(rejected)} records, not scored: " + "; ".join(f"{w}: {why}" for w, why in rejected[:5])
                    + ("; ..." if len(rejected) > 5 else ""), err=True)
     scored = [(o, item) for o, item in zip(outcomes, labelled) if o.decision is not Decision.REJECTED and o.article_id in final]
-    ok = [o for o, _ in scored]
     truth = {o.article_id: item.data[truth_key] for o, item in scored}
     if not truth:
         raise CliError(f"nothing of {path} was scored: all {len(labelled)} labelled records were rejected")
@@ -288,7 +287,7 @@ def evaluate(path: str, truth_key: str, config: str | None, sets: tuple[str, ...
     click.echo(f"pairwise  {pairwise_prf(predicted, truth).row()}")
     b = bcubed_prf(predicted, truth)
     click.echo(f"B-cubed   P={b.precision:.4f} R={b.recall:.4f} F1={b.f1:.4f}")
-    for reason, m in by_layer(ok, truth).items():
+    for reason, m in by_layer([o for o, _ in scored], truth).items():
         click.echo(f"layer {reason:9s} links {m.tp + m.fp:6d}  precision {m.precision:.4f}")
     merges, misses = worst_errors(predicted, truth, show)
     for cid, ids in merges:

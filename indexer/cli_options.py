@@ -46,12 +46,9 @@ def existing_store(settings: Settings) -> Settings:
 def config_options(func):
     """--config and --set, for commands that bring their own store (or need none)."""
     func = click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting, e.g. decision.time_window_days=3.")(func)
-    func = click.option("--config", type=click.Path(dir_okay=False), envvar="NEWSDEDUP_CONFIG", help="TOML settings file.")(func)
-    return func
+    return click.option("--config", type=click.Path(dir_okay=False), envvar="NEWSDEDUP_CONFIG", help="TOML settings file.")(func)
 
 
 def common_options(func):
     """--store, --config and --set."""
-    func = config_options(func)
-    func = click.option("--store", metavar="DIR_OR_URL", help="Embedded store directory or Elasticsearch URL (store.path).")(func)
-    return func
+    return click.option("--store", metavar="DIR_OR_URL", help="Embedded store directory or Elasticsearch URL (store.path).")(config_options(func))

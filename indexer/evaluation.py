@@ -41,20 +41,19 @@ def _pairs(n: int) -> int:
     return n * (n - 1) // 2
 
 
-def _scored_ids(predicted: Mapping[str, Hashable], truth: Mapping[str, Hashable]) -> list[str]:
+def _contingency(predicted: Mapping[str, Hashable], truth: Mapping[str, Hashable]) -> tuple[list[str], Counter, Counter, Counter]:
+    """The ids both mappings know (ValueError when there is none), with the sizes of each
+    (cluster, label) cell, each predicted cluster and each truth group over them."""
     ids = list(predicted.keys() & truth.keys())
     if not ids:
         raise ValueError("nothing to score: no article is both predicted and labelled")
-    return ids
+    return ids, Counter((predicted[i], truth[i]) for i in ids), Counter(predicted[i] for i in ids), Counter(truth[i] for i in ids)
 
 
 def pairwise_prf(predicted: Mapping[str, Hashable], truth: Mapping[str, Hashable]) -> PRF:
     """Pairwise P/R/F1 of a clustering against truth labels, over the ids both know (ValueError
     when there is none)."""
-    ids = _scored_ids(predicted, truth)
-    joint = Counter((predicted[i], truth[i]) for i in ids)
-    pred_sizes = Counter(predicted[i] for i in ids)
-    true_sizes = Counter(truth[i] for i in ids)
+    _, joint, pred_sizes, true_sizes = _contingency(predicted, truth)
     tp = sum(_pairs(n) for n in joint.values())
     return _prf(tp, sum(_pairs(n) for n in pred_sizes.values()) - tp, sum(_pairs(n) for n in true_sizes.values()) - tp)
 
@@ -62,10 +61,7 @@ def pairwise_prf(predicted: Mapping[str, Hashable], truth: Mapping[str, Hashable
 def bcubed_prf(predicted: Mapping[str, Hashable], truth: Mapping[str, Hashable]) -> PRF:
     """B-cubed P/R/F1: per-article precision and recall of its cluster, averaged (ValueError when
     no article is both predicted and labelled)."""
-    ids = _scored_ids(predicted, truth)
-    joint = Counter((predicted[i], truth[i]) for i in ids)
-    pred_sizes = Counter(predicted[i] for i in ids)
-    true_sizes = Counter(truth[i] for i in ids)
+    ids, joint, pred_sizes, true_sizes = _contingency(predicted, truth)
     p = sum(joint[(predicted[i], truth[i])] / pred_sizes[predicted[i]] for i in ids) / len(ids)
     r = sum(joint[(predicted[i], truth[i])] / true_sizes[truth[i]] for i in ids) / len(ids)
     return PRF(p, r, 2 * p * r / (p + r) if p + r else 0.0)

@@ -59,7 +59,5 @@ def labels_from_changes(changes: Iterable[ClusterChange]) -> list[dict]:
 
 def different_pairs(changes: Iterable[ClusterChange]) -> set[frozenset[str]]:
     """Pairs a person said are different stories (and not later said to be the same)."""
-    verdict: dict[frozenset[str], int] = {}
-    for lab in labels_from_changes(changes):
-        verdict[frozenset((lab["a"], lab["b"]))] = lab["label"]
+    verdict = {frozenset((lab["a"], lab["b"])): lab["label"] for lab in labels_from_changes(changes)}  # the last word wins
     return {pair for pair, label in verdict.items() if label == 0 and len(pair) == 2}

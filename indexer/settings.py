@@ -359,8 +359,5 @@ def _cross_check(s: Settings) -> None:
 
 def describe() -> list[tuple[str, Any, str]]:
     """(key, default, doc) for every setting, for the README's reference and ``newsdedup config``."""
-    rows = []
-    for name, cls in _sections().items():
-        for f in dataclasses.fields(cls):
-            rows.append((f"{name}.{f.name}", f.default, f.metadata.get("doc", "")))
-    return rows
+    return [(f"{name}.{f.name}", f.default, f.metadata.get("doc", ""))
+            for name, cls in _sections().items() for f in dataclasses.fields(cls)]
