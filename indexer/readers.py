@@ -91,15 +91,14 @@ def read_csv(stream: BinaryIO, name: str, delimiter: str = ",") -> Iterator[Reco
     unnamed = [i for i, h in enumerate(header) if not h]
     warned_unnamed = False
     while True:
-        start = reader.line_num + 1
+        where = f"{name}:{reader.line_num + 1}"  # the line the row starts on
         try:
             row = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
-            yield Rejected(f"{name}:{start}", f"malformed CSV: {exc}", "")
+            yield Rejected(where, f"malformed CSV: {exc}", "")
             continue
-        where = f"{name}:{start}"
         if not any(cell.strip() for cell in row):
             continue
         joined = delimiter.join(row)

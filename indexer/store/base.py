@@ -46,11 +46,7 @@ class TimeWindow:
     def contains(self, when: datetime | None) -> bool:
         if when is None:
             return True
-        if self.start is not None and when < self.start:
-            return False
-        if self.end is not None and when > self.end:
-            return False
-        return True
+        return (self.start is None or when >= self.start) and (self.end is None or when <= self.end)
 
 
 @dataclass
