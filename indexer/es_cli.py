@@ -43,10 +43,11 @@ def _dims(settings: Settings, dims: int | None) -> int | None:
 
 @contextmanager
 def _connected(what: str, config: str | None, store: str | None, sets: tuple[str, ...], dims: int | None):
-    """``(settings, client, schema, target)``, built as the store builds them (``client_from_settings``,
-    ``schema_options``), so ``es init`` makes the index the daemon and ``ingest`` expect. Store
-    errors in the block become the command's error; the client is closed after it."""
-    from .store.es_config import client_from_settings, translate
+    """``(settings, client, schema, target, server info)``, built as the store builds them
+    (``client_from_settings``, ``schema_options``), so ``es init`` makes the index the daemon and
+    ``ingest`` expect; a server of a version the store refuses is refused first. Store errors in
+    the block become the command's error; the client is closed after it."""
+    from .store.es_config import check_version, client_from_settings, translate
     from .features.embedding import model_name
     from .store.es_schema import build_schema, schema_options
 
@@ -62,7 +63,9 @@ def _connected(what: str, config: str | None, store: str | None, sets: tuple[str
     try:
         schema = build_schema(cfg, vector_dims=vector_dims, embedding_model=model_name(settings.embedding.model), **schema_options(settings))
         with translate(what, target):
-            yield settings, client, schema, target
+            info = client.info()
+            check_version(info, target)
+            yield settings, client, schema, target, info
     except NewsdedupError as exc:
         raise click.ClickException(str(exc)) from exc
     finally:
@@ -85,11 +88,9 @@ def es_init(config: str | None, store: str | None, sets: tuple[str, ...], dims: 
     """Create (or update) the index template, the first index, the write alias and the cluster
     change log index. Idempotent; an existing index made with other dims or model is an error and
     is left untouched."""
-    from .store.es_config import check_version
     from .store.es_schema import init
 
-    with _connected("es init", config, store, sets, dims) as (_, client, schema, target):
-        check_version(client.info(), target)
+    with _connected("es init", config, store, sets, dims) as (_, client, schema, _, _):
         result = init(client, schema)
     state = "created" if result["index_created"] else "already there"
     log_state = "created" if result["changes_created"] else "already there"
@@ -103,12 +104,9 @@ def es_init(config: str | None, store: str | None, sets: tuple[str, ...], dims: 
 def es_check(config: str | None, store: str | None, sets: tuple[str, ...], dims: int | None) -> None:
     """Connectivity, server version, alias, mapping, vector dims and the change log index; exit
     status 1 on a problem."""
-    from .store.es_config import check_version
     from .store.es_schema import backing_indices, check_mapping
 
-    with _connected("es check", config, store, sets, dims) as (settings, client, schema, target):
-        info = client.info()
-        check_version(info, target)
+    with _connected("es check", config, store, sets, dims) as (settings, client, schema, target, info):
         click.echo(f"ok   connected to {target}: Elasticsearch {info['version']['number']}")
         indices = backing_indices(client, schema.alias)
         if not indices:
