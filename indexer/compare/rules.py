@@ -33,8 +33,8 @@ import rjieba
 from ..cleaning import fold_regional_words
 from ..settings import DecisionSettings, SimhashSettings
 from .specifics import (
-    CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, PROVINCE_NAMES, chinese_number, counties_in_full, is_given_name, listed_with_people,
-    without_thousands_separators,
+    CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, FINE_ENDINGS, PROVINCE_NAMES, chinese_number, counties_in_full, describes_place,
+    is_given_name, listed_with_people, without_thousands_separators,
 )
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class Reason(str, Enum):
 # Latin letters then digits: a model's, a route's or a line's code (P30, E4, G4, X5).
 _CODE = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{1,3}\d+[A-Za-z]?(?![A-Za-z0-9])")
 # A number: digits, or Chinese numerals before a unit that counts (一名 is a figure, 一些 and 进一步 are not).
-_NUMBER = re.compile(r"\d+(?:[.,:：/]\d+)*%?|[零〇一二两三四五六七八九十百千万亿]+(?=[年月日号时点分秒元角股只家名人起例个位岁辆吨具架艘%])")
+_NUMBER = re.compile(r"\d+(?:[.,:：/]\d+)*%?|[零〇一二两三四五六七八九十百千万亿]+(?=[年月日号时点分秒元角股只家户名人起例个位岁辆吨具架艘%])")
 _NOUNISH = {"n", "nr", "ns", "nt", "nz", "nrt", "nrfg", "eng", "x", "j"}
 # How a report refers to its own writer or outlet: reposts swap these for each other (记者 for 笔者,
 # 本报 for 本网) to hide where a story came from, and no templated report varies them.
@@ -292,19 +292,19 @@ def template_difference(
 
 def _substitution(
     part_a: str, part_b: str, whole_a: str, whole_b: str, max_segment: int, slots: frozenset[str],
-    subject_names: bool = False, list_items: bool = False,
+    subject_names: bool = False, list_items: bool = False, headline: bool = False,
 ) -> str | None:
     """The first true substitution between two aligned pieces of text (``_word_substitution``) that
     is not a house style: one word in mainland and in Taiwan or Hong Kong usage (软件 against 软体,
     出租车 against 计程车: a Taiwan site's copy of mainland news), or a figure with and without
     thousands separators (8,000 against 8000). A substitution found is read again with those
     written one way (``_house_style_folded``); only one that is still there counts."""
-    found = _word_substitution(part_a, part_b, whole_a, whole_b, max_segment, slots, subject_names, list_items)
+    found = _word_substitution(part_a, part_b, whole_a, whole_b, max_segment, slots, subject_names, list_items, headline)
     if found:
         folded_a, folded_b = _house_style_folded(part_a), _house_style_folded(part_b)
         if (folded_a, folded_b) != (part_a, part_b):
             return _word_substitution(folded_a, folded_b, _house_style_folded(whole_a), _house_style_folded(whole_b),
-                                      max_segment, slots, subject_names, list_items)
+                                      max_segment, slots, subject_names, list_items, headline)
     return found
 
 
@@ -315,7 +315,7 @@ def _house_style_folded(text: str) -> str:
 
 def _word_substitution(
     part_a: str, part_b: str, whole_a: str, whole_b: str, max_segment: int, slots: frozenset[str],
-    subject_names: bool = False, list_items: bool = False,
+    subject_names: bool = False, list_items: bool = False, headline: bool = False,
 ) -> str | None:
     """The first substitution between two aligned pieces of text (see template_difference); slot
     words are looked up in the whole texts. With ``subject_names``, a name counts only when each
@@ -335,6 +335,8 @@ def _word_substitution(
         if op != "replace":
             continue
         left, right = _slot(list(ta[i1:i2])), _slot(list(tb[j1:j2]))
+        if left is None or right is None:
+            left, right = _place_names(ta, i1, i2, tb, j1, j2) or (left, right)
         if left is None or right is None:
             continue
         # A run of figures replaced by figures (a lottery draw, a price table) is a substitution at
@@ -357,7 +359,7 @@ def _word_substitution(
         else:
             states = _states_number if kind_l == "number" else str.__contains__
             left_in_b, right_in_a = any(states(whole_b, w) for w in slot_l), any(states(whole_a, w) for w in slot_r)
-        if left_in_b or right_in_a:
+        if (left_in_b and right_in_a) if kind_l == "number" and headline else (left_in_b or right_in_a):
             if list_items and kind_l == "name" and (
                 (left_in_b and right_in_a) or _named_as_subject(ta[i1:i2], whole_b) or _named_as_subject(tb[j1:j2], whole_a)
             ):
@@ -376,6 +378,23 @@ def _word_substitution(
 
 
 _PROPER_TAGS = frozenset({"ns", "nr", "nt", "nz", "nrt", "nrfg"})
+_ONE_PLACE_ENDING = frozenset(FINE_ENDINGS)
+_HAN_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}")
+
+
+def _place_names(
+    ta: Sequence[tuple[str, str]], i1: int, i2: int, tb: Sequence[tuple[str, str]], j1: int, j2: int
+) -> tuple[tuple[str, frozenset[str]], tuple[str, frozenset[str]]] | None:
+    """Two words before one place ending, one of them a proper name (长安市场 against 丰收市场), are
+    two names of places whatever rjieba tags the other: many are everyday words (丰收 a verb). Two
+    everyday words are a rewording (民警发现市场里 against 民警察觉市场里)."""
+    if i2 >= len(ta) or j2 >= len(tb) or ta[i2][0] != tb[j2][0] or ta[i2][0] not in _ONE_PLACE_ENDING \
+            or not any(tag in _PROPER_TAGS for _, tag in (*ta[i1:i2], *tb[j1:j2])):
+        return None
+    names = "".join(w for w, _ in ta[i1:i2]), "".join(w for w, _ in tb[j1:j2])
+    if not all(_HAN_NAME.fullmatch(name) and not describes_place(name) for name in names):
+        return None
+    return ("name", frozenset({names[0]})), ("name", frozenset({names[1]}))
 
 
 def _proper_words(tokens: Sequence[tuple[str, str]], names: frozenset[str]) -> frozenset[str]:
@@ -577,7 +596,7 @@ def story_template_difference(
     whole_a, whole_b = title_a + "。" + body_a, title_b + "。" + body_b
     title_a, title_b = _without_tails(_without_hook(title_a), _without_hook(title_b))
     if titles_aligned or SequenceMatcher(None, title_a, title_b, autojunk=False).ratio() >= ALIGNED_TITLE_RATIO:
-        found = _substitution(title_a, title_b, whole_a, whole_b, 4, slots, subject_names=read_bodies) \
+        found = _substitution(title_a, title_b, whole_a, whole_b, 4, slots, subject_names=read_bodies, headline=True) \
             or negation_difference(title_a, title_b)
         if found:
             return found

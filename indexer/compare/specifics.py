@@ -525,7 +525,7 @@ _COARSE_ENDINGS = ("省", "市", "自治区", "自治州", "州", "盟", "地区
 # Endings of a place finer than a city, longest first so 小区 is read before 区. Districts and
 # counties (区, 县) are a coarser level than the rest: see ``_place_conflict``.
 _DISTRICT_ENDINGS = ("区", "县", "旗")
-_FINE_ENDINGS = tuple((
+FINE_ENDINGS = tuple((
     "大道 大街 街道 胡同 路 街 巷 弄 "
     "写字楼 大厦 大楼 广场 购物中心 中心 大酒店 酒店 宾馆 饭店 商场 商厦 市场 超市 商城 公寓 小区 花园 家园 新村 "
     "社区 村 镇 乡 屯 寨 工业区 开发区 工业园 产业园 园区 "
@@ -533,7 +533,7 @@ _FINE_ENDINGS = tuple((
     "公司 集团 工厂 厂 车间 煤矿 矿 "
     "高速公路 高速 国道 省道 县道 大桥 桥 隧道 火车站 汽车站 车站 加油站 收费站 地铁站 机场 码头 "
 ).split())
-_ALL_ENDINGS = _FINE_ENDINGS + _DISTRICT_ENDINGS
+_ALL_ENDINGS = FINE_ENDINGS + _DISTRICT_ENDINGS
 # Endings that make a kind of place (a factory, a company, a mall) rather than a place: these need
 # a proper name (金鹰购物中心, 国药集团) to count.
 _INSTITUTION_ENDINGS = frozenset(
@@ -586,7 +586,7 @@ _COUNTY_AS_NAME = re.compile(r"[^区县旗市省]{2,5}[区县]")
 # alone counts as a mention (another report may write it without quotes).
 _QUOTED_PLACE = re.compile(
     "[“「\"]([^“”「」\"\\s\\d，。、；：！？,.;:!?（）()《》]{2,10})[”」\"]("
-    + "|".join(sorted(_FINE_ENDINGS, key=len, reverse=True)) + ")"
+    + "|".join(sorted(FINE_ENDINGS, key=len, reverse=True)) + ")"
 )
 
 # Function words and kind suffixes that a quoted name does not hold: “吃掉了”集团, “花园式”医院.
@@ -605,7 +605,21 @@ class Place:
     names: tuple[str, ...] = ()
 
     def mentioned_in(self, text: str) -> bool:
-        return self.key in text or any(n in text for n in self.names)
+        return self.key in text or any(_name_mentioned(n, text) for n in self.names)
+
+
+# A name followed by one of these is a news outlet's (新华社, 新华网, 南方日报), not a place's:
+# the 新华 of 新华乡 is not mentioned by a wire credit.
+_OUTLET_AFTER_NAME = "社|网|日报|晚报|早报|商报|都市报|电视台|广播电台"
+
+
+@lru_cache(maxsize=4096)
+def _name_mention(name: str) -> re.Pattern:
+    return re.compile(f"{re.escape(name)}(?!{_OUTLET_AFTER_NAME})")
+
+
+def _name_mentioned(name: str, text: str) -> bool:
+    return name in text and _name_mention(name).search(text) is not None
 
 
 @lru_cache(maxsize=4096)
@@ -619,7 +633,7 @@ def _tokens(text: str) -> tuple[tuple[str, str, int], ...]:
 
 
 def _is_coarse(word: str) -> bool:
-    return word in COARSE_NAMES or (len(word) >= 3 and word.endswith(_COARSE_ENDINGS) and not word.endswith(_FINE_ENDINGS))
+    return word in COARSE_NAMES or (len(word) >= 3 and word.endswith(_COARSE_ENDINGS) and not word.endswith(FINE_ENDINGS))
 
 
 def _is_admin(word: str) -> bool:
@@ -678,7 +692,7 @@ def places_in(text: str) -> list[Place]:
         if _NOT_IN_PLACE.search(key):
             continue
         name = _GENERIC_TAIL.sub("", key[: -len(ending)])
-        if len(name) < 2 and not (len(name) == 1 and name.isdigit()) or _describes(name):
+        if len(name) < 2 and not (len(name) == 1 and name.isdigit()) or describes_place(name):
             continue
         district_tag = tag in ("ns", "n") or tag == "nr" and _COUNTY_AS_NAME.fullmatch(key) or word in COUNTY_FULL_NAMES
         if ending in _DISTRICT_ENDINGS and (key != word or not district_tag or not 3 <= len(key) <= 6):
@@ -703,7 +717,7 @@ def places_in(text: str) -> list[Place]:
     return list(found.values())
 
 
-def _describes(name: str) -> bool:
+def describes_place(name: str) -> bool:
     """A name part that describes a place rather than names it: 人民 (医院), 该 (小区), 疾控 (中心)."""
     return bool(_GENERIC_NAMES.match(name)) or name[0] in _DETERMINERS
 
@@ -711,7 +725,7 @@ def _describes(name: str) -> bool:
 def _quoted_name(name: str) -> bool:
     """Whether the words in quotes before a place word name it: a proper name, not a description,
     a phrase or a kind in quotes (“吃掉了”集团, “花园式”医院)."""
-    return not (_describes(name) or _NOT_IN_PLACE.search(name) or _is_coarse(name) or _NOT_A_QUOTED_NAME.search(name)) \
+    return not (describes_place(name) or _NOT_IN_PLACE.search(name) or _is_coarse(name) or _NOT_A_QUOTED_NAME.search(name)) \
         and any(t in _PROPER_TAGS for _, t, _ in _tokens(name))
 
 
