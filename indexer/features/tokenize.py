@@ -33,12 +33,8 @@ def idf_table() -> tuple[dict[str, float], float]:
     """jieba's IDF per word and the median IDF used for unseen words."""
     # Read as a package file: importing jieba.analyse would load jieba's POS tagger (~1 s).
     path = resources.files("jieba") / "analyse" / "idf.txt"
-    table: dict[str, float] = {}
     with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            word, _, value = line.strip().partition(" ")
-            if value:
-                table[word] = float(value)
+        table = {word: float(value) for word, _, value in (line.strip().partition(" ") for line in fh) if value}
     values = sorted(table.values())
     return table, values[len(values) // 2]
 
@@ -72,11 +68,6 @@ def segment(text: str) -> list[str]:
     if at < len(text):
         out += rjieba.cut(text[at:])
     return out
-
-
-def content_tokens(text: str) -> list[str]:
-    """Segmented words without punctuation, spaces and stopwords, in text order."""
-    return [tok for tok in segment(text) if token_idf(tok)]
 
 
 def is_number(token: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from indexer.compare.roundups import is_roundup, item_numbers, longest_list, longest_numbered_run
+from indexer.compare.roundups import is_roundup, longest_list, longest_numbered_run, numbered_items
 from indexer.pipeline import Decision
 from tests.test_pipeline import CPI, QUAKE, rec
 
@@ -112,7 +112,7 @@ def test_single_stories_are_not_roundups(title, body):
 
 
 def test_item_numbers_read_each_numbering_style():
-    assert item_numbers("1. a\n2、b\n(3) c\n【4】d\n五、e\n⑥f\n正文 7. 不在行首") == [1, 2, 3, 4, 5, 6]
+    assert [n for _, n in numbered_items("1. a\n2、b\n(3) c\n【4】d\n五、e\n⑥f\n正文 7. 不在行首")] == [1, 2, 3, 4, 5, 6]
     assert longest_numbered_run([1, 2, 1, 2, 3, 4, 9, 1]) == 4
     # one number missing (an item's headline line the cleaning dropped), the first too, keeps the
     # list; two end it
@@ -124,7 +124,7 @@ def test_item_numbers_read_each_numbering_style():
     assert longest_numbered_run([1, 2, 21, 3, 4, 5]) == 5 and longest_numbered_run([1, 2, 2, 3]) == 2
     # a digest's items (1. 2. 3.), the first numbering its own points (1、2、): heldout tune seed 320
     digest = "以下是今日要闻。\n1. 公务员考试减免考务费公告\n1、特困家庭\n2、低保家庭\n2. 偷电动车被电死\n3. 奚晓明受贿案"
-    assert longest_numbered_run(item_numbers(digest)) == 2 and longest_list(digest) == 3
+    assert longest_numbered_run([n for _, n in numbered_items(digest)]) == 2 and longest_list(digest) == 3
     assert is_roundup("新闻早知道：05月30日，公务员考试减免考务费等3条要闻", digest)
 
 
