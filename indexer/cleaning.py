@@ -346,9 +346,8 @@ class _ScriptFolder:
         return text
 
     def needs_folding(self, text: str) -> bool:
-        if self._changed_bmp.search(text):
-            return True
-        return _ASTRAL_IDEOGRAPH.search(text) is not None and not self._changed_astral.isdisjoint(text)
+        return self._changed_bmp.search(text) is not None or (
+            _ASTRAL_IDEOGRAPH.search(text) is not None and not self._changed_astral.isdisjoint(text))
 
 
 @functools.cache
@@ -589,9 +588,8 @@ def _strip_furniture(line: str, bare: str, lead: bool) -> str:
     where a dateline may stand."""
     if not line or _all_furniture(line, bare):
         return ""
-    if len(line) <= BOILERPLATE_MAX_LINE:
-        if "返回搜狐" in line or "责" in line or "摄" in line or "转载" in line:
-            line = _TRAILING_FURNITURE.sub("", line)
+    if len(line) <= BOILERPLATE_MAX_LINE and ("返回搜狐" in line or "责" in line or "摄" in line or "转载" in line):
+        line = _TRAILING_FURNITURE.sub("", line)
     # The dateline first: its byline in brackets is what tells where the lead ends. A repost of a
     # repost stacks them (据X报道,Y讯 (记者 Z) ...), and what follows may be furniture itself (a
     # copy whose story was cut away keeps its lead and a copyright line).

@@ -47,15 +47,9 @@ _AGO = re.compile(r"(?P<n>\d+)\s*(?P<unit>秒|分钟|分|小时|个小时|天|�
 _DAY_WORD = re.compile(r"(?P<word>今天|昨天|前天)\s*(?:(?P<h>\d{1,2})[:：](?P<mi>\d{2}))?")
 _RFC822 = re.compile(r"^(?:[A-Za-z]{3},\s*)?\d{1,2}\s+[A-Za-z]{3}\s+\d{4}")
 _AGO_UNITS = {
-    "秒": timedelta(seconds=1),
-    "分钟": timedelta(minutes=1),
-    "分": timedelta(minutes=1),
-    "小时": timedelta(hours=1),
-    "个小时": timedelta(hours=1),
-    "天": timedelta(days=1),
-    "日": timedelta(days=1),
-    "周": timedelta(weeks=1),
-    "星期": timedelta(weeks=1),
+    "秒": timedelta(seconds=1), "分钟": timedelta(minutes=1), "分": timedelta(minutes=1),
+    "小时": timedelta(hours=1), "个小时": timedelta(hours=1), "天": timedelta(days=1), "日": timedelta(days=1),
+    "周": timedelta(weeks=1), "星期": timedelta(weeks=1),
 }
 _DAY_OFFSET = {"今天": 0, "昨天": 1, "前天": 2}
 FORMS = "ISO 8601, RFC 822, a date as news sites print it (2021年04月05日 09:12, 3小时前) or Unix seconds"
@@ -102,29 +96,24 @@ def find_time(text: str | None, now: datetime | None = None, tz: timezone = CST)
     if not text:
         return None
     raw = text.strip()
-    found = _iso(raw, tz) or _rfc822(raw)
-    if found is not None:
+    if (found := _iso(raw, tz) or _rfc822(raw)) is not None:
         return found
     now = (now or datetime.now(tz)).astimezone(tz)
     t = raw.translate(_FULLWIDTH)
-    m = _ABSOLUTE.search(t)
-    if m:  # before 刚刚: "2021-04-05 09:12 刚刚更新" was published then, updated just now
+    if m := _ABSOLUTE.search(t):  # before 刚刚: "2021-04-05 09:12 刚刚更新" was published then, updated just now
         zone = _zone_after(t, m.end(), tz) if m["h"] is not None else tz
         return _build(int(m["y"]), int(m["m"]), int(m["d"]), m["h"], m["mi"], m["s"], zone)
     if "刚刚" in t:
         return now.replace(microsecond=0)
-    m = _AGO.search(t)
-    if m:
+    if m := _AGO.search(t):
         try:
             return (now - int(m["n"]) * _AGO_UNITS[m["unit"]]).replace(microsecond=0)
         except OverflowError:  # 99999999天前: before the calendar begins
             return None
-    m = _DAY_WORD.search(t)
-    if m:
+    if m := _DAY_WORD.search(t):
         day = now - timedelta(days=_DAY_OFFSET[m["word"]])
         return _build(day.year, day.month, day.day, m["h"], m["mi"], None, tz)
-    m = _NO_YEAR.search(t)
-    if m:
+    if m := _NO_YEAR.search(t):
         guess = _build(now.year, int(m["m"]), int(m["d"]), m["h"], m["mi"], m["s"], tz)
         # "12-30" read on January 2nd is last year's December.
         if guess is not None and guess > now + timedelta(days=1):

@@ -114,8 +114,5 @@ def main_text(html: str, url: str = "") -> str | None:
 def page_text(html: str) -> str:
     """The text an HTML body stands for: a whole page's main content (its whole visible text when
     none is found), else the fragment's visible text."""
-    if is_whole_page(html):
-        found = main_text(html)
-        if found:
-            return found
-    return html_to_text(html)
+    found = main_text(html) if is_whole_page(html) else None
+    return found or html_to_text(html)

@@ -318,9 +318,8 @@ class Indexer:
         side = self._side_for(stored)
         candidates = self._gather([side], [self._window(stored.publish_time)], exclude=[stored.id])[0]
         wanted = [x for x in (stored.dup_of, stored.cluster_id) if x and x != stored.id]
-        extra = self.store.get_many(wanted)
         pool = {c.id: c for c in candidates}
-        pool.update(extra)
+        pool.update(self.store.get_many(wanted))
         rows = []
         for cand in pool.values():
             ev, verdict = self.compare_stored(stored, cand)
@@ -383,12 +382,9 @@ class Indexer:
             [BandQuery(sides[i].text.bands, windows[i], exclude[i], sides[i].text.simhash, self.settings.simhash.max_distance)
              for i in banded]
         )))
-        knn_floor = d.knn_min_cosine
         knn_sides = [i for i in asking if sides[i].vector is not None]
-        knn_results = self.store.knn(
-            [KnnQuery(sides[i].vector, d.knn_k, knn_floor, windows[i], exclude[i]) for i in knn_sides]
-        )
-        knn_by_side = dict(zip(knn_sides, knn_results))
+        knn_by_side = dict(zip(knn_sides, self.store.knn(
+            [KnnQuery(sides[i].vector, d.knn_k, d.knn_min_cosine, windows[i], exclude[i]) for i in knn_sides])))
         titled = [i for i in asking if _asks_by_title(sides[i])]
         by_title = dict(zip(titled, self.store.find_same_title(
             [TitleQuery(sides[i].text.title_md5, SAME_TITLE_CANDIDATES, windows[i], exclude[i]) for i in titled])))
@@ -458,10 +454,7 @@ class Indexer:
         vectors = [r[1] if r is not None else None for r in ready]
         for j, v in zip(missing, self.featurizer.embed([texts[j] for j in missing])):
             vectors[j] = v
-        sides = [
-            Side.of(articles[i].id, t, v, articles[i].publish_time)
-            for i, t, v in zip(fresh, texts, vectors)
-        ]
+        sides = [Side.of(articles[i].id, t, v, articles[i].publish_time) for i, t, v in zip(fresh, texts, vectors)]
         windows = [self._window(s.publish_time) for s in sides]
         store_candidates = self._gather(sides, windows, [None] * len(sides))
         canonical_ids = {a.cluster_id for cands in store_candidates for a in cands if a.cluster_id != a.id}
@@ -510,9 +503,7 @@ class Indexer:
         # keep their sides, which equal what _side_for would rebuild from the stored rows.
         for stored in decided:
             self._remember(pending_sides[stored.id])
-        for outcome in outcomes:
-            if outcome is None:
-                continue
+        for outcome in outcomes:  # every one filled in above
             if outcome.decision is Decision.ALREADY_INDEXED and outcome.cluster_id is None:
                 # Repeats inside the batch report what their first copy got.
                 first = pending.get(outcome.article_id or "")

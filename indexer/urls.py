@@ -32,8 +32,7 @@ def is_tracking_param(name: str) -> bool:
 def _without_tracking(query: str) -> str:
     """The raw query minus tracking parameters, each kept pair left as written (its encoding is
     w3lib's to normalise)."""
-    pairs = [p for p in query.split("&") if p]
-    return "&".join(p for p in pairs if not is_tracking_param(unquote_plus(p.split("=", 1)[0])))
+    return "&".join(p for p in query.split("&") if p and not is_tracking_param(unquote_plus(p.split("=", 1)[0])))
 
 
 def canonical_url(url: str) -> str:

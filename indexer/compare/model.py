@@ -11,6 +11,7 @@ tune parts of the labelled sets, shipped as package data) or the path of a file 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -167,8 +168,6 @@ def cross_validate(x: np.ndarray, y: np.ndarray, groups: Sequence[str], folds: i
 
 
 def hash_fold(group: str, folds: int) -> int:
-    import hashlib
-
     return int.from_bytes(hashlib.sha256(group.encode("utf-8")).digest()[:4], "big") % folds
 
 

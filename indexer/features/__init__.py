@@ -54,17 +54,10 @@ def text_features(title: str, body: str, settings: Settings, *, cleaned: bool = 
             raw_limit = max(raw_limit, PAGE_MAX_CHARS)
         cbody = clean_body(body[:raw_limit])[:limit]
     weights = weighted_tokens(ctitle, cbody)
-    fingerprint = simhash(weights)
-    return TextFeatures(
-        clean_title=ctitle,
-        clean_body=cbody,
-        title_md5=md5_hex(ctitle),
-        body_md5=md5_hex(cbody),
-        content_key=content_key(ctitle, cbody),
-        simhash=fingerprint,
-        bands=band_keys(fingerprint, settings.simhash.bands),
-        token_count=len(weights),
-        title_vec=title_vector(headline(ctitle, cbody)),
+    # The rest is read off these keys as for a stored row (the body is within feature_max_chars).
+    return stored_text_features(
+        ctitle, cbody, title_md5=md5_hex(ctitle), body_md5=md5_hex(cbody), content_key=content_key(ctitle, cbody),
+        simhash_=simhash(weights), token_count=len(weights), settings=settings,
     )
 
 

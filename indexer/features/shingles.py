@@ -29,8 +29,7 @@ def shingles(text: str, size: int = SHINGLE) -> np.ndarray:
     if not compact:
         return np.zeros(0, dtype=np.uint64)
     codes = np.frombuffer(compact.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
-    if len(codes) <= size:
-        size = len(codes)
+    size = min(size, len(codes))
     grams = np.zeros(len(codes) - size + 1, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for offset in range(size):

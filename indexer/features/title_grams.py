@@ -35,10 +35,7 @@ def idf_table() -> tuple[dict[str, float], float]:
     text = (resources.files("indexer") / "data" / "title_char_idf.tsv").read_text("utf-8")
     lines = text.splitlines()
     n = int(lines[0].split("\t")[1])
-    table = {}
-    for line in lines[1:]:
-        gram, _, value = line.rpartition("\t")
-        table[gram] = float(value)
+    table = {gram: float(value) for gram, _, value in (line.rpartition("\t") for line in lines[1:])}
     return table, math.log(1 + n) + 1
 
 
