@@ -350,7 +350,8 @@ def _word_substitution(
         # Substring, not token, membership: segmentation of the same word varies with its context.
         # A number is stated only whole: the 2 of 20时 or 第12期 is not a 2.
         if kind_l == "name":  # a slot's proper names, where it has some, say whose it is: 大学 of 常州大学 is in 哈尔滨工程大学
-            slot_l, slot_r = _proper_words(ta[i1:i2], slot_l), _proper_words(tb[j1:j2], slot_r)
+            slot_l, slot_r = _differing_runs("".join(w for w, _ in ta[i1:i2]), "".join(w for w, _ in tb[j1:j2])) \
+                or (_proper_words(ta[i1:i2], slot_l), _proper_words(tb[j1:j2], slot_r))
         if kind_l == "number" and not any(_CODE.fullmatch(w) for w in slot_l | slot_r):
             # A figure is found in the other text with its unit and in any numerals (五个 for 5个);
             # a code is no figure (E4 and G4 share no 4) and is found as it is written.
@@ -395,6 +396,27 @@ def _place_names(
     if not all(_HAN_NAME.fullmatch(name) and not describes_place(name) for name in names):
         return None
     return ("name", frozenset({names[0]})), ("name", frozenset({names[1]}))
+
+
+def _differing_runs(a: str, b: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """Two name slots that share characters rjieba cut into other words (丰县|区荣|健农批|梅林 against
+    平谷区|荣健|农批|黄岗, or a county's 县 against another's): the names that differ around what
+    they share (丰县 and 梅林 against 平谷 and 黄岗), since a token such as 区荣 is found in the other
+    text although neither name is, and a headline names 长清 of 长清县. None unless they share two
+    characters or more, or end in one unit of place, and differ only in runs of 2-4 Chinese
+    characters: 大量印度 against 大批新冠 share a 大 and no name."""
+    ops = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    shared = [a[i1:i2] for op, i1, i2, _, _ in ops if op == "equal"]
+    if not any(len(part) >= 2 for part in shared) and not (ops[-1][0] == "equal" and shared[-1] in _UNIT_OF_PLACE):
+        return None
+    differing = [(op, a[i1:i2], b[j1:j2]) for op, i1, i2, j1, j2 in ops if op != "equal"]
+    if not differing or not all(op == "replace" and _NAME_RUN.fullmatch(x) and _NAME_RUN.fullmatch(y) for op, x, y in differing):
+        return None  # the same characters cut two ways, or more than names differ
+    return frozenset(x for _, x, _ in differing), frozenset(y for _, _, y in differing)
+
+
+_NAME_RUN = re.compile(r"[\u4e00-\u9fff]{2,4}")
+_UNIT_OF_PLACE = frozenset("省市县区镇乡村路街")
 
 
 def _proper_words(tokens: Sequence[tuple[str, str]], names: frozenset[str]) -> frozenset[str]:
