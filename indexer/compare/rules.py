@@ -350,7 +350,7 @@ def _word_substitution(
         # Substring, not token, membership: segmentation of the same word varies with its context.
         # A number is stated only whole: the 2 of 20时 or 第12期 is not a 2.
         if kind_l == "name":  # a slot's proper names, where it has some, say whose it is: 大学 of 常州大学 is in 哈尔滨工程大学
-            slot_l, slot_r = _differing_runs("".join(w for w, _ in ta[i1:i2]), "".join(w for w, _ in tb[j1:j2])) \
+            slot_l, slot_r = _differing_runs(ta[i1:i2], tb[j1:j2]) \
                 or (_proper_words(ta[i1:i2], slot_l), _proper_words(tb[j1:j2], slot_r))
         if kind_l == "number" and not any(_CODE.fullmatch(w) for w in slot_l | slot_r):
             # A figure is found in the other text with its unit and in any numerals (五个 for 5个);
@@ -398,21 +398,43 @@ def _place_names(
     return ("name", frozenset({names[0]})), ("name", frozenset({names[1]}))
 
 
-def _differing_runs(a: str, b: str) -> tuple[frozenset[str], frozenset[str]] | None:
+def _differing_runs(
+    left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]]
+) -> tuple[frozenset[str], frozenset[str]] | None:
     """Two name slots that share characters rjieba cut into other words (丰县|区荣|健农批|梅林 against
     平谷区|荣健|农批|黄岗, or a county's 县 against another's): the names that differ around what
     they share (丰县 and 梅林 against 平谷 and 黄岗), since a token such as 区荣 is found in the other
     text although neither name is, and a headline names 长清 of 长清县. None unless they share two
-    characters or more, or end in one unit of place, and differ only in runs of 2-4 Chinese
-    characters: 大量印度 against 大批新冠 share a 大 and no name."""
+    characters or more, or end in one unit of place (大量印度 against 大批新冠 share a 大 and no name),
+    differ only in runs of 2-4 Chinese characters, and on each side a run falls in a place's, a
+    person's or an organisation's name (相关人员 against 工作人员, 第一时间开展 against 迅速开展 are
+    rewordings)."""
+    a, b = "".join(w for w, _ in left), "".join(w for w, _ in right)
     ops = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     shared = [a[i1:i2] for op, i1, i2, _, _ in ops if op == "equal"]
     if not any(len(part) >= 2 for part in shared) and not (ops[-1][0] == "equal" and shared[-1] in _UNIT_OF_PLACE):
         return None
-    differing = [(op, a[i1:i2], b[j1:j2]) for op, i1, i2, j1, j2 in ops if op != "equal"]
-    if not differing or not all(op == "replace" and _NAME_RUN.fullmatch(x) and _NAME_RUN.fullmatch(y) for op, x, y in differing):
+    differing = [(i1, i2, j1, j2) for op, i1, i2, j1, j2 in ops if op != "equal"]
+    if not differing or not all(_NAME_RUN.fullmatch(a[i1:i2]) and _NAME_RUN.fullmatch(b[j1:j2]) for i1, i2, j1, j2 in differing):
         return None  # the same characters cut two ways, or more than names differ
-    return frozenset(x for _, x, _ in differing), frozenset(y for _, _, y in differing)
+    if not (_in_a_name(left, [(i1, i2) for i1, i2, _, _ in differing])
+            and _in_a_name(right, [(j1, j2) for _, _, j1, j2 in differing])):
+        return None
+    return frozenset(a[i1:i2] for i1, i2, _, _ in differing), frozenset(b[j1:j2] for _, _, j1, j2 in differing)
+
+
+_NAMED_TAGS = frozenset({"ns", "nr", "nrt", "nrfg", "nt"})
+
+
+def _in_a_name(tokens: Sequence[tuple[str, str]], spans: list[tuple[int, int]]) -> bool:
+    """Whether one of ``spans`` (character offsets into the tokens' text) overlaps a token that
+    rjieba tags as a place's, a person's or an organisation's name."""
+    at = 0
+    for word, tag in tokens:
+        if tag in _NAMED_TAGS and any(start < at + len(word) and at < end for start, end in spans):
+            return True
+        at += len(word)
+    return False
 
 
 _NAME_RUN = re.compile(r"[\u4e00-\u9fff]{2,4}")
