@@ -360,7 +360,10 @@ def _word_substitution(
         else:
             states = _states_number if kind_l == "number" else str.__contains__
             left_in_b, right_in_a = any(states(whole_b, w) for w in slot_l), any(states(whole_a, w) for w in slot_r)
-        if (left_in_b and right_in_a) if kind_l == "number" and headline else (left_in_b or right_in_a):
+        # In headlines a figure is forgiven only as a swap, each stated in the other text (致3人死亡
+        # against 致5人受伤 of one crash), unless a headline was cut inside it (…日1 against …日13).
+        swap_only = kind_l == "number" and headline and not _cut_inside(ta, i1, i2, tb, j1, j2)
+        if (left_in_b and right_in_a) if swap_only else (left_in_b or right_in_a):
             if list_items and kind_l == "name" and (
                 (left_in_b and right_in_a) or _named_as_subject(ta[i1:i2], whole_b) or _named_as_subject(tb[j1:j2], whole_a)
             ):
@@ -396,6 +399,13 @@ def _place_names(
     if not all(_HAN_NAME.fullmatch(name) and not describes_place(name) for name in names):
         return None
     return ("name", frozenset({names[0]})), ("name", frozenset({names[1]}))
+
+
+def _cut_inside(ta: Sequence[tuple[str, str]], i1: int, i2: int, tb: Sequence[tuple[str, str]], j1: int, j2: int) -> bool:
+    """Whether one side's segment ends its text with the beginning of the other's: a headline cut
+    inside a figure (内容来源：河南秀[2018年05月01日1 against …日13, chain tune seed 643)."""
+    a, b = "".join(w for w, _ in ta[i1:i2]), "".join(w for w, _ in tb[j1:j2])
+    return (i2 == len(ta) and b.startswith(a)) or (j2 == len(tb) and a.startswith(b))
 
 
 def _differing_runs(
