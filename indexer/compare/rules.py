@@ -395,7 +395,7 @@ def _place_names(
     if i2 >= len(ta) or j2 >= len(tb) or ta[i2][0] != tb[j2][0] or ta[i2][0] not in _ONE_PLACE_ENDING \
             or not any(tag in _PROPER_TAGS for _, tag in (*ta[i1:i2], *tb[j1:j2])):
         return None
-    names = "".join(w for w, _ in ta[i1:i2]), "".join(w for w, _ in tb[j1:j2])
+    names = _joined(ta[i1:i2]), _joined(tb[j1:j2])
     if not all(_HAN_NAME.fullmatch(name) and not describes_place(name) for name in names):
         return None
     return ("name", frozenset({names[0]})), ("name", frozenset({names[1]}))
@@ -404,7 +404,7 @@ def _place_names(
 def _cut_inside(ta: Sequence[tuple[str, str]], i1: int, i2: int, tb: Sequence[tuple[str, str]], j1: int, j2: int) -> bool:
     """Whether one side's segment ends its text with the beginning of the other's: a headline cut
     inside a figure (内容来源：河南秀[2018年05月01日1 against …日13, chain tune seed 643)."""
-    a, b = "".join(w for w, _ in ta[i1:i2]), "".join(w for w, _ in tb[j1:j2])
+    a, b = _joined(ta[i1:i2]), _joined(tb[j1:j2])
     return (i2 == len(ta) and b.startswith(a)) or (j2 == len(tb) and a.startswith(b))
 
 
@@ -419,13 +419,13 @@ def _differing_runs(
     differ only in runs of 2-4 Chinese characters, and on each side a run falls in a place's, a
     person's or an organisation's name (相关人员 against 工作人员, 第一时间开展 against 迅速开展 are
     rewordings)."""
-    a, b = "".join(w for w, _ in left), "".join(w for w, _ in right)
+    a, b = _joined(left), _joined(right)
     ops = SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     shared = [a[i1:i2] for op, i1, i2, _, _ in ops if op == "equal"]
     if not any(len(part) >= 2 for part in shared) and not (ops[-1][0] == "equal" and shared[-1] in _UNIT_OF_PLACE):
         return None
     differing = [(i1, i2, j1, j2) for op, i1, i2, j1, j2 in ops if op != "equal"]
-    if not differing or not all(_NAME_RUN.fullmatch(a[i1:i2]) and _NAME_RUN.fullmatch(b[j1:j2]) for i1, i2, j1, j2 in differing):
+    if not differing or not all(_HAN_NAME.fullmatch(a[i1:i2]) and _HAN_NAME.fullmatch(b[j1:j2]) for i1, i2, j1, j2 in differing):
         return None  # the same characters cut two ways, or more than names differ
     if not (_in_a_name(left, [(i1, i2) for i1, i2, _, _ in differing])
             and _in_a_name(right, [(j1, j2) for _, _, j1, j2 in differing])):
@@ -433,21 +433,17 @@ def _differing_runs(
     return frozenset(a[i1:i2] for i1, i2, _, _ in differing), frozenset(b[j1:j2] for _, _, j1, j2 in differing)
 
 
-_NAMED_TAGS = frozenset({"ns", "nr", "nrt", "nrfg", "nt"})
-
-
 def _in_a_name(tokens: Sequence[tuple[str, str]], spans: list[tuple[int, int]]) -> bool:
     """Whether one of ``spans`` (character offsets into the tokens' text) overlaps a token that
     rjieba tags as a place's, a person's or an organisation's name."""
     at = 0
     for word, tag in tokens:
-        if tag in _NAMED_TAGS and any(start < at + len(word) and at < end for start, end in spans):
+        if (tag in _PLACE_TAGS or tag in _PERSON_OR_ORGANISATION) and any(start < at + len(word) and at < end for start, end in spans):
             return True
         at += len(word)
     return False
 
 
-_NAME_RUN = re.compile(r"[\u4e00-\u9fff]{2,4}")
 _UNIT_OF_PLACE = frozenset("省市县区镇乡村路街")
 
 
@@ -459,7 +455,11 @@ def _proper_words(tokens: Sequence[tuple[str, str]], names: frozenset[str]) -> f
 
 def _segment(tagged: Sequence[tuple[str, str]], i: int, j: int) -> str:
     """Tokens i..j as text, with the first character after them: a number's unit may be the next token."""
-    return "".join(w for w, _ in tagged[i:j]) + (tagged[j][0][:1] if j < len(tagged) else "")
+    return _joined(tagged[i:j]) + (tagged[j][0][:1] if j < len(tagged) else "")
+
+
+def _joined(tokens: Sequence[tuple[str, str]]) -> str:
+    return "".join(w for w, _ in tokens)
 
 
 _PERSON_OR_ORGANISATION = frozenset({"nr", "nrfg", "nrt", "nt"})
