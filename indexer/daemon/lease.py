@@ -174,8 +174,6 @@ class EsLeaseBackend:
             resp = self.client.get(index=self.index, id=doc_id)
         except NotFoundError:
             return None
-        if not resp.get("found", True):
-            return None
         return dict(resp["_source"]), int(resp["_seq_no"]), int(resp["_primary_term"])
 
     def create(self, doc_id: str, source: dict):
