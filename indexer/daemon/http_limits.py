@@ -65,7 +65,7 @@ class ConnectionLimits:
     read_timeout: float
     request_deadline: float
     retry_after: int
-    on_refused: Callable[[], None] = lambda: None
+    on_refused: Callable[[], None]
 
 
 def busy_answer(limits: ConnectionLimits) -> bytes:
