@@ -138,6 +138,7 @@ class KnnQuery:
 INDEXER = "indexer"  # ``by`` of the changes the indexer's own decisions made (everything else: a person)
 MERGED = "merged"  # dup_reason of a canonical article whose cluster was merged into another
 MANUAL = "manual"  # dup_reason of an article a person moved into a cluster
+UNREADABLE_EXTRA_KEY = "unreadable_extra"  # holds stored extra text that cannot be parsed back
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,8 @@ import numpy as np
 
 from ..errors import BulkWriteError, StoreError, StoreSchemaError, StoreUnavailable
 from ..features.simhash import from_signed, to_signed
-from .base import MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, TitleQuery, moved_article, oldest_other_member
+from .base import (MANUAL, MERGED, UNREADABLE_EXTRA_KEY, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, TitleQuery,
+                   moved_article, oldest_other_member)
 from .es_bulk import bulk_create, bulk_update, dead_letter, is_retryable
 from .es_changes import APPLIED, APPLYING, PENDING, SKIPPED, ChangeLog, LoggedChange
 from .es_config import check_version, client_from_settings, translate
@@ -99,7 +100,7 @@ def from_source(src: dict[str, Any]) -> StoredArticle:
         cluster_id=src["cluster_id"], is_canonical=bool(src.get("is_canonical")), dup_of=src.get("dup_of"),
         dup_reason=src.get("dup_reason"), score=src.get("score"), indexed_at=_when(src.get("indexed_at")),
         # as in the embedded store: extra fields that are not an object never break reading the row
-        extra=extra if isinstance(extra, dict) else {"unreadable_extra": extra},
+        extra=extra if isinstance(extra, dict) else {UNREADABLE_EXTRA_KEY: extra},
     )
 
 

@@ -35,7 +35,8 @@ import numpy as np
 
 from ..errors import StoreError, StoreSchemaError, StoreUnavailable
 from ..features.simhash import from_signed, to_signed
-from .base import INDEXER, MANUAL, MERGED, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, TitleQuery, moved_article, oldest_other_member
+from .base import (INDEXER, MANUAL, MERGED, UNREADABLE_EXTRA_KEY, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow,
+                   TitleQuery, moved_article, oldest_other_member)
 from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, WindowSearch, runs, stack
 
 log = logging.getLogger(__name__)
@@ -53,7 +54,6 @@ ANN_SAVE_EVERY = 50_000
 # articles never does.
 SEGMENT_ROWS = 50_000
 SCHEMA_VERSION = "4"
-UNREADABLE_EXTRA_KEY = "unreadable_extra"  # holds stored extra text that cannot be parsed back
 _UNREADABLE_EXTRA_LOGGED: set[str] = set()  # article ids already warned about (once per process)
 
 _SCHEMA = """
