@@ -464,27 +464,27 @@ class ElasticsearchStore:
                 raise failure
 
     def _create(self, articles: Sequence[StoredArticle]) -> None:
-        with self._lock:
-            batch: dict[str, StoredArticle] = {}
-            for a in articles:
-                batch.setdefault(a.id, a)  # first write wins inside a batch too
-            if self.multi_index:
-                present = self.get_many(list(batch))
-                batch = {i: a for i, a in batch.items() if i not in present}
-            now = datetime.now().astimezone()
-            docs = {i: to_doc(a, self._next_seq(), now) for i, a in batch.items()}
-            outcome = bulk_create(
-                self.client, self.alias, docs, chunk_docs=self.cfg.bulk_chunk_docs,
-                chunk_bytes=self.cfg.bulk_chunk_bytes, max_retries=self.cfg.max_retries,
-                backoff=self.cfg.retry_backoff, refresh=self.cfg.write_refresh,
-            )
-            if outcome.written and self.cfg.write_refresh == "false":
-                self._dirty = True
-            self._remember(batch, outcome.written, outcome.existing)
-            if outcome.failed:
-                self._fail(docs, outcome.failed, outcome.statuses)
-            if self.cfg.inflight_max and len(self._inflight) >= self.cfg.inflight_max:
-                self.refresh()
+        """Called by ``write`` only, which holds ``self._lock``."""
+        batch: dict[str, StoredArticle] = {}
+        for a in articles:
+            batch.setdefault(a.id, a)  # first write wins inside a batch too
+        if self.multi_index:
+            present = self.get_many(list(batch))
+            batch = {i: a for i, a in batch.items() if i not in present}
+        now = datetime.now().astimezone()
+        docs = {i: to_doc(a, self._next_seq(), now) for i, a in batch.items()}
+        outcome = bulk_create(
+            self.client, self.alias, docs, chunk_docs=self.cfg.bulk_chunk_docs,
+            chunk_bytes=self.cfg.bulk_chunk_bytes, max_retries=self.cfg.max_retries,
+            backoff=self.cfg.retry_backoff, refresh=self.cfg.write_refresh,
+        )
+        if outcome.written and self.cfg.write_refresh == "false":
+            self._dirty = True
+        self._remember(batch, outcome.written, outcome.existing)
+        if outcome.failed:
+            self._fail(docs, outcome.failed, outcome.statuses)
+        if self.cfg.inflight_max and len(self._inflight) >= self.cfg.inflight_max:
+            self.refresh()
 
     def _next_seq(self) -> int:
         """Write order (the embedded store's row id): microseconds, strictly increasing per store."""
