@@ -230,6 +230,20 @@ class Store(Protocol):
     def close(self) -> None: ...
 
 
+class StoreMixin:
+    """What the embedded and the Elasticsearch store do the same way: a merge alone is a ``write``
+    of no articles, and a store is a context manager that closes it."""
+
+    def merge_clusters(self, merges: Sequence[ClusterChange]) -> None:
+        self.write([], merges)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 def cluster_history(store: Store, cluster_id: str) -> list[ClusterChange]:
     """What made ``cluster_id`` the cluster it is, in the order it happened: its own entries in the
     change log, and before each merge into it, the merged cluster's history up to that merge (and

@@ -43,8 +43,8 @@ import numpy as np
 
 from ..errors import BulkWriteError, StoreError, StoreSchemaError, StoreUnavailable
 from ..features.simhash import from_signed, to_signed
-from .base import (MANUAL, MERGED, UNREADABLE_EXTRA_KEY, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow, TitleQuery,
-                   moved_article, oldest_other_member)
+from .base import (MANUAL, MERGED, UNREADABLE_EXTRA_KEY, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreMixin, StoreStats, TimeWindow,
+                   TitleQuery, moved_article, oldest_other_member)
 from .es_bulk import bulk_create, bulk_update, dead_letter, is_retryable
 from .es_changes import APPLIED, APPLYING, PENDING, SKIPPED, ChangeLog, LoggedChange
 from .es_config import check_version, client_from_settings, translate
@@ -148,7 +148,7 @@ def _merge(first: list[StoredArticle], more: Iterable[StoredArticle]) -> list[St
 
 
 # ---- the store -------------------------------------------------------------------------------------------
-class ElasticsearchStore:
+class ElasticsearchStore(StoreMixin):
     """``Store`` over the alias ``es.index``. Thread-safe; one client per store."""
 
     def __init__(self, client, cfg, *, vector_dims: int | None, embedding_model: str, fingerprint_layout: str,
@@ -225,12 +225,6 @@ class ElasticsearchStore:
     def close(self) -> None:
         with self._lock:
             self.client.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     # ---- search helpers --------------------------------------------------------------------------------
     def _msearch(self, bodies: Sequence[dict], what: str) -> list[list[dict]]:
@@ -526,9 +520,6 @@ class ElasticsearchStore:
     # refresh, again after the updates: lookups then never answer with a cluster id a change
     # replaced, and the in-flight buffer, emptied by the refresh, holds no copy older than the
     # change. Changes are rare next to writes, and a refresh is cheap.
-    def merge_clusters(self, merges: Sequence[ClusterChange]) -> None:
-        self.write([], merges)
-
     def split_article(self, change: ClusterChange) -> str | None:
         moved_article(change)  # a split that names its article, or ValueError
         with self._lock:

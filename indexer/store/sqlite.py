@@ -35,8 +35,8 @@ import numpy as np
 
 from ..errors import StoreError, StoreSchemaError, StoreUnavailable
 from ..features.simhash import from_signed, to_signed
-from .base import (INDEXER, MANUAL, MERGED, UNREADABLE_EXTRA_KEY, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreStats, TimeWindow,
-                   TitleQuery, moved_article, oldest_other_member)
+from .base import (INDEXER, MANUAL, MERGED, UNREADABLE_EXTRA_KEY, BandQuery, ClusterChange, KnnQuery, StoredArticle, StoreMixin, StoreStats,
+                   TimeWindow, TitleQuery, moved_article, oldest_other_member)
 from .day_vectors import DAY_SECONDS, UNDATED, DayVectors, WindowSearch, runs, stack
 
 log = logging.getLogger(__name__)
@@ -261,7 +261,7 @@ class _RowCache:
         return len(self._rows)
 
 
-class SqliteStore:
+class SqliteStore(StoreMixin):
     """Embedded store in ``directory``. One process writes at a time; reads are thread-safe."""
 
     def __init__(
@@ -855,9 +855,6 @@ class SqliteStore:
         self._db.execute("UPDATE articles SET cluster_id = ?, is_canonical = 0 WHERE cluster_id = ?", (into, source))
         self._log(change, into, source)
 
-    def merge_clusters(self, merges: Sequence[ClusterChange]) -> None:
-        self.write([], merges)
-
     @_sqlite_errors
     def split_article(self, change: ClusterChange) -> str | None:
         aid = moved_article(change)
@@ -949,9 +946,3 @@ class SqliteStore:
                     self._ann_stage.shutdown(wait=True)
                 self._ann = None
                 self._db.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
