@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 import requests
 
 from .errors import SinkError
-from .fetch import backoff_delay, parse_retry_after
+from .fetch import RETRY_STATUSES, backoff_delay, parse_retry_after
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +168,7 @@ class HttpPushSink:
                     return refused  # every article refused on its own (named in its result): no request error
                 problem = f"{self.url} answered HTTP {resp.status_code}: {resp.text[:300]}"
                 cause = None
-                if resp.status_code not in (429, 500, 502, 503, 504):
+                if resp.status_code not in RETRY_STATUSES:
                     raise SinkError(problem)
                 retry_after = parse_retry_after(resp.headers.get("Retry-After"))
             if attempt == self.max_retries:
