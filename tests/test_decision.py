@@ -220,6 +220,20 @@ def test_cities_rjieba_does_not_tag_as_places_still_place_a_report():
     assert lead_places("和县发生一起交通事故") == {"和县"}  # a county of 安徽 the gazetteer lacks
 
 
+def test_a_clock_or_an_agency_named_after_a_place_places_no_report():
+    """Reports of two earthquakes both give the time as 北京时间 and cite 美国地质勘探局 or 中国地震台网:
+    neither names where the earthquake was, so two quakes in different countries must not share a
+    place through them (a third generator's fresh seed 54: 智利 against 新喀里多尼亚, which also
+    shared 太平洋 of the tsunami centre)."""
+    from indexer.compare.rules import lead_places, place_conflict
+
+    chile = "智利发生7.1级地震。北京时间4月7日3时57分，据美国地质勘探局消息，智利北部海域发生地震。"
+    fiji = "斐济发生7.1级地震。北京时间1月24日11时35分，据中国地震台网正式测定，斐济群岛附近海域发生地震。"
+    assert lead_places(chile) == {"智利"} and lead_places(fiji) == {"斐济"}
+    assert place_conflict(chile, fiji, chile, fiji).startswith("places differ")
+    assert "北京" in lead_places("北京时间今晨，北京朝阳区一小区发生火灾")  # a place the lead names as well
+
+
 def test_counties_written_without_their_ending_place_a_report():
     from indexer.compare.rules import lead_places, place_conflict
 
@@ -345,6 +359,22 @@ def test_names_that_share_characters_rjieba_cut_across_are_compared_by_what_diff
         == "name differs: '长清县' vs '平谷县'"
     # one county named the same way in both is no substitution
     assert story_template_difference("长清大火事件", fire.format("长清"), "长清古城大火", fire.format("长清")) is None
+
+
+def test_place_names_rjieba_cuts_oddly_are_compared_at_their_unit_of_place():
+    """A third generator's fresh seeds 46-69: 即墨|区 (a verb and a noun to rjieba) against 新罗区,
+    高|陵区 against 滦县|区荣, and a slot of five words (正定|区荣|健农批|北塘|市场 against
+    光明|新区|荣健|农批|水果市场) were no name slots, or too long a run for one, so two districts'
+    reports of one template read as near copies. Two names ending in one unit of place are
+    two places; a run of any length whose only differences are such names is a substitution."""
+    assert template_difference("龙岩市即墨区：成功整改一广场重大火灾隐患", "龙岩市新罗区：成功整改一广场重大火灾隐患") \
+        == "name differs: '即墨区' vs '新罗区'"
+    market = "深圳市{}荣健农批{}市场“12·11”重大火灾事故"
+    assert template_difference(market.format("高陵区", "马坊"), market.format("滦县区", "马坊")).startswith("name differs")
+    assert template_difference(market.format("正定区", "北塘"), market.format("光明新区", "水果")).startswith("name differs")
+    # the same place written with and without its unit, or a rewording, is no substitution
+    assert template_difference("龙岩市新罗区：成功整改", "龙岩市新罗：成功整改") is None
+    assert template_difference("民警在该区巡逻时发现", "民警在辖区巡逻时发现") is None
 
 
 def test_a_figure_counts_as_stated_elsewhere_only_with_its_unit():

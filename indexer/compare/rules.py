@@ -246,12 +246,19 @@ def lead_places(lead: str) -> frozenset[str]:
     something else (焦作 a noun, 清远 an adjective, 顺义 a noun, 龙华 a brand) found as whole words;
     less styles and markets (see above); and counties named in full, by their short names, so that
     their cities mention them (元氏县, a person's name to rjieba, is 元氏 of 石家庄)."""
-    tokens = _tagged(lead)
+    tokens = _tagged(_REPORTING_AGENCY.sub("，", lead))
     named = {w for k, (w, f) in enumerate(tokens)
              if len(w) >= 2 and (f in _PLACE_TAGS or w in CITY_NAMES or w in COUNTY_NAMES and not listed_with_people(tokens, k))
              and not (k and is_given_name(w, *tokens[k - 1])) and not _is_style(tokens, k) and not _is_market(tokens, k)
-             and not _is_glued_preposition(w)}
+             and not _is_glued_preposition(w) and not (k + 1 < len(tokens) and tokens[k + 1][0] == "时间")}
     return frozenset(named | {p.key for p in counties_in_full(lead)})
+
+
+# Agencies that report events far from where they sit, each with a place in its name (USGS's 美国,
+# the tsunami centre's 太平洋): two reports of different earthquakes both cite them, as both give
+# the time as 北京时间, so neither names the place of the news.
+_REPORTING_AGENCY = re.compile("美国地质勘探局|美国地质调查局|中国地震台网|太平洋海啸预警中心|日本气象厅|美国国家海洋和大气管理局"
+                               "|美国国家飓风中心|欧洲地中海地震中心")
 
 
 def place_conflict(lead_a: str, lead_b: str, text_a: str, text_b: str) -> str | None:
@@ -339,19 +346,22 @@ def _word_substitution(
             left, right = _place_names(ta, i1, i2, tb, j1, j2) or (left, right)
         if left is None or right is None:
             continue
-        # A run of figures replaced by figures (a lottery draw, a price table) is a substitution at
-        # any length; names and words only in short runs, longer ones are rewording.
-        long_run = (i2 - i1) > max_segment or (j2 - j1) > max_segment
-        if long_run and not (left[0] == right[0] == "number" and _mostly_numbers(ta[i1:i2]) and _mostly_numbers(tb[j1:j2])):
-            continue
         (kind_l, slot_l), (kind_r, slot_r) = left, right
         if kind_l.split(":")[0] != kind_r.split(":")[0] or (kind_l.startswith("polarity") and kind_l == kind_r):
             continue
         # Substring, not token, membership: segmentation of the same word varies with its context.
         # A number is stated only whole: the 2 of 20时 or 第12期 is not a 2.
+        runs = _differing_runs(ta[i1:i2], tb[j1:j2]) if kind_l == "name" else None
+        # A run of figures replaced by figures (a lottery draw, a price table) is a substitution at
+        # any length, and so are names that differ only in runs of characters around what they
+        # share (正定区荣健农批北塘市场 against 光明新区荣健农批水果市场: five words that rjieba cut
+        # two ways); other names and words only in short runs, longer ones are rewording.
+        long_run = (i2 - i1) > max_segment or (j2 - j1) > max_segment
+        if long_run and runs is None and \
+                not (kind_l == "number" and _mostly_numbers(ta[i1:i2]) and _mostly_numbers(tb[j1:j2])):
+            continue
         if kind_l == "name":  # a slot's proper names, where it has some, say whose it is: 大学 of 常州大学 is in 哈尔滨工程大学
-            slot_l, slot_r = _differing_runs(ta[i1:i2], tb[j1:j2]) \
-                or (_proper_words(ta[i1:i2], slot_l), _proper_words(tb[j1:j2], slot_r))
+            slot_l, slot_r = runs or (_proper_words(ta[i1:i2], slot_l), _proper_words(tb[j1:j2], slot_r))
         if kind_l == "number" and not any(_CODE.fullmatch(w) for w in slot_l | slot_r):
             # A figure is found in the other text with its unit and in any numerals (五个 for 5个);
             # a code is no figure (E4 and G4 share no 4) and is found as it is written.
@@ -390,12 +400,16 @@ def _place_names(
     ta: Sequence[tuple[str, str]], i1: int, i2: int, tb: Sequence[tuple[str, str]], j1: int, j2: int
 ) -> tuple[tuple[str, frozenset[str]], tuple[str, frozenset[str]]] | None:
     """Two words before one place ending, one of them a proper name (长安市场 against 丰收市场), are
-    two names of places whatever rjieba tags the other: many are everyday words (丰收 a verb). Two
-    everyday words are a rewording (民警发现市场里 against 民警察觉市场里)."""
-    if i2 >= len(ta) or j2 >= len(tb) or ta[i2][0] != tb[j2][0] or ta[i2][0] not in _ONE_PLACE_ENDING \
-            or not any(tag in _PROPER_TAGS for _, tag in (*ta[i1:i2], *tb[j1:j2])):
+    two names of places whatever rjieba tags the other: many are everyday words (丰收 a verb). So
+    are two words that end in one unit of place (即墨|区 against 新罗区: rjieba tags 即墨 a verb).
+    Two everyday words are a rewording (民警发现市场里 against 民警察觉市场里)."""
+    if not any(tag in _PROPER_TAGS for _, tag in (*ta[i1:i2], *tb[j1:j2])):
         return None
     names = _joined(ta[i1:i2]), _joined(tb[j1:j2])
+    if names[0][-1:] == names[1][-1:] and names[0][-1:] in _UNIT_OF_PLACE:
+        names = names[0][:-1], names[1][:-1]  # the unit both end in
+    elif i2 >= len(ta) or j2 >= len(tb) or ta[i2][0] != tb[j2][0] or ta[i2][0] not in _ONE_PLACE_ENDING:
+        return None
     if not all(_HAN_NAME.fullmatch(name) and not describes_place(name) for name in names):
         return None
     return ("name", frozenset({names[0]})), ("name", frozenset({names[1]}))
@@ -435,7 +449,11 @@ def _differing_runs(
 
 def _in_a_name(tokens: Sequence[tuple[str, str]], spans: list[tuple[int, int]]) -> bool:
     """Whether one of ``spans`` (character offsets into the tokens' text) overlaps a token that
-    rjieba tags as a place's, a person's or an organisation's name."""
+    rjieba tags as a place's, a person's or an organisation's name, or comes right before a unit
+    of place (高陵|区 against 滦县|区: rjieba tags 高 an adjective and 陵区 a noun)."""
+    text = _joined(tokens)
+    if any(text[end : end + 1] in _UNIT_OF_PLACE for _, end in spans if end < len(text)):
+        return True
     at = 0
     for word, tag in tokens:
         if (tag in _PLACE_TAGS or tag in _PERSON_OR_ORGANISATION) and any(start < at + len(word) and at < end for start, end in spans):
