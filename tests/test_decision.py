@@ -232,6 +232,8 @@ def test_a_clock_or_an_agency_named_after_a_place_places_no_report():
     assert lead_places(chile) == {"智利"} and lead_places(fiji) == {"斐济"}
     assert place_conflict(chile, fiji, chile, fiji).startswith("places differ")
     assert "北京" in lead_places("北京时间今晨，北京朝阳区一小区发生火灾")  # a place the lead names as well
+    # nor do words rjieba tags as places that name none: every earthquake's 震源深度, a 城市
+    assert lead_places("斐济发生地震，震源深度10千米") == {"斐济"} and lead_places("城市道路积水") == set()
 
 
 def test_counties_written_without_their_ending_place_a_report():
