@@ -402,6 +402,18 @@ def test_a_figure_counts_as_stated_elsewhere_only_with_its_unit():
     assert template_difference("近25万辛苦钱讨回", "近250,000辛苦钱讨回") is None
 
 
+def test_a_head_count_is_stated_elsewhere_only_with_what_happened_to_those_counted():
+    """Two edits of one fire (a third generator's fresh seed 60): 5 dead and 28 hurt against 16 dead
+    and 5 hurt. Each 5 is stated in the other text by value and unit (5人), so the figures read as
+    stated elsewhere and the edits as near copies; a head count is stated only with its role."""
+    fire = "12月11日凌晨，深圳市某农批市场发生重大火灾，造成{}人死亡、{}人受伤。伤者已被送往医院救治。"
+    assert template_difference(fire.format(5, 28), fire.format(16, 5)) == "number differs: '5' vs '16'"
+    # the same count in other words, or a sentence a copy dropped, is still stated
+    assert template_difference("事故造成3人当场死亡，另有2人受伤。", "事故造成2人受伤。其中3人死亡。") is None
+    crash = "7月6日晚，一辆货车与一辆轿车相撞，造成3人死亡、5人受伤。伤者已被送往医院救治。"
+    assert story_template_difference("货车与轿车相撞致3人死亡", crash, "货车与轿车相撞致5人受伤", crash) is None
+
+
 def test_a_code_of_letters_and_digits_is_a_number_whole():
     # Two headlines of a sohu2021 false pair: the routes (or models) E4 and G4 share their 4.
     assert template_difference("巴塞罗那实拍，西班牙E4", "巴塞罗那实拍，西班牙G4") == "number differs: 'E4' vs 'G4'"

@@ -405,6 +405,18 @@ def figures_in(text: str) -> list[Figure]:
     return [f for _, f in _figures_at(text)]
 
 
+def opening_figure(text: str) -> Figure | None:
+    """The deciding figure (``DECIDING_ROLES``) that ``text`` opens with: 5人死亡、28人受伤 opens
+    with 5 deaths."""
+    return next((f for at, f in _figures_at(text) if at == 0 and f.role in DECIDING_ROLES), None)
+
+
+@lru_cache(maxsize=1024)
+def deciding_figures(text: str) -> frozenset[tuple[str, float]]:
+    """The deciding figures of ``text`` as (role, value)."""
+    return frozenset((f.role, f.value) for _, f in _figures_at(text) if f.role in DECIDING_ROLES)
+
+
 def _figures_at(text: str) -> list[tuple[int, Figure]]:
     """``figures_in`` with the offset each figure starts at."""
     found = []
