@@ -339,12 +339,14 @@ def test_a_headline_figure_is_forgiven_only_when_each_headline_states_the_other_
 def test_two_names_before_one_place_ending_are_a_substitution():
     """长安市场 against 丰收市场: rjieba tags 丰收 a verb, so the pair held no name slot and two fires
     at two markets of one city were near copies. One side must be a proper name, or both nouns
-    or adjectives (schools are named with everyday words: 青年中学 against 幸福中学, a third
-    generator's fresh seed 68); two verbs before 市场 are a rewording."""
+    or adjectives (schools are named with everyday words: 育才中学 against 幸福中学, as in a third
+    generator's fresh seed 68); two verbs before 市场, or two time words (当前 for 目前, a
+    synonym rewrite of the first generator), are a rewording."""
     fire = "吉尔吉斯{}市场发生火灾，无中方人员伤亡"
     assert template_difference(fire.format("长安"), fire.format("丰收")) == "name differs: '长安' vs '丰收'"
     school = "广东{}中学12余名学生疑似食物中毒"
-    assert template_difference(school.format("青年"), school.format("幸福")) == "name differs: '青年' vs '幸福'"
+    assert template_difference(school.format("育才"), school.format("幸福")) == "name differs: '育才' vs '幸福'"
+    assert template_difference("当前工厂已停产", "目前工厂已停产") is None
     assert template_difference("送往县人民医院救治", "送往县中医医院救治") is None  # kinds of hospital, no names
     seen = "9日凌晨，民警{}市场里有一名男子形迹可疑，遂上前盘查。"
     assert template_difference(seen.format("发现"), seen.format("察觉")) is None

@@ -429,7 +429,7 @@ def _word_substitution(
 
 _PROPER_TAGS = frozenset({"ns", "nr", "nt", "nz", "nrt", "nrfg"})
 _ONE_PLACE_ENDING = frozenset(FINE_ENDINGS)
-_NAME_LIKE_TAGS = frozenset({"n", "nz", "ng", "a", "an", "b", "t", "vn", "j"})  # what an everyday word in a name is
+_NAME_LIKE_TAGS = frozenset({"n", "nz", "ng", "a", "an", "b", "vn", "j"})  # an everyday word in a name (no time word: 当前 for 目前)
 _HAN_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}")
 
 
@@ -439,9 +439,9 @@ def _place_names(
     """Two words before one place ending, one of them a proper name (长安市场 against 丰收市场), are
     two names of places whatever rjieba tags the other: many are everyday words (丰收 a verb). So
     are two words that end in one unit of place (即墨|区 against 新罗区: rjieba tags 即墨 a verb),
-    and two nouns or adjectives before one (青年中学 against 幸福中学, 胜利市场 against 青石市场:
-    schools and markets are named with everyday words). Two verbs are a rewording (民警发现市场里
-    against 民警察觉市场里)."""
+    and two nouns or adjectives before one (育才中学 against 幸福中学, 胜利市场 against 青石市场:
+    schools and markets are named with everyday words). Two verbs or time words are a rewording
+    (民警发现市场里 against 民警察觉市场里, 当前 for 目前)."""
     tags = [tag for _, tag in (*ta[i1:i2], *tb[j1:j2])]
     if not (any(tag in _PROPER_TAGS for tag in tags) or all(tag in _NAME_LIKE_TAGS for tag in tags)):
         return None
