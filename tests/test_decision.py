@@ -418,6 +418,11 @@ def test_a_head_count_is_stated_elsewhere_only_with_what_happened_to_those_count
     assert template_difference("事故造成3人当场死亡，另有2人受伤。", "事故造成2人受伤。其中3人死亡。") is None
     crash = "7月6日晚，一辆货车与一辆轿车相撞，造成3人死亡、5人受伤。伤者已被送往医院救治。"
     assert story_template_difference("货车与轿车相撞致3人死亡", crash, "货车与轿车相撞致5人受伤", crash) is None
+    # a role alone states nothing: 死者陈某作为一个成年人 reads as one death, and no 一人 is written
+    # (the third generator's never-read seed 86)
+    court = "陈某的家属把当晚一起喝酒的另外{}人告上法庭。法院认为，死者陈某作为一个成年人应当知道饮酒过量的危害。"
+    assert story_template_difference("又有二人因喝酒死亡", court.format(7), "又有一人因喝酒死亡", court.format(2)) \
+        == "number differs: '二人' vs '一人'"
 
 
 def test_a_code_of_letters_and_digits_is_a_number_whole():

@@ -196,8 +196,10 @@ def _states_figures(segment: str, text: str) -> bool:
 def _states_figure_of(tokens: Sequence[tuple[str, str]], i: int, j: int, text: str) -> bool:
     """Whether ``text`` states the figure of tokens i..j with its unit (``_states_figures``); a head
     count by what happened to those counted, or a magnitude, not where the text gives the value
-    another role (5人死亡 is not stated by 5人受伤: two edits of one fire, 5 dead and 28 hurt
+    another role only (5人死亡 is not stated by 5人受伤: two edits of one fire, 5 dead and 28 hurt
     against 16 dead and 5 hurt, read as near copies of each other)."""
+    if not _states_figures(_segment(tokens, i, j), text):
+        return False
     opening = ""
     for word, _ in tokens[i:]:
         if len(opening) >= OPENING_FIGURE_CHARS:
@@ -205,13 +207,12 @@ def _states_figure_of(tokens: Sequence[tuple[str, str]], i: int, j: int, text: s
         opening += word
     figure = opening_figure(opening[:OPENING_FIGURE_CHARS])
     if figure is None:
-        return _states_figures(_segment(tokens, i, j), text)
-    deciding = deciding_figures(text)
-    if (figure.role, figure.value) in deciding:
         return True
-    # Stated with its unit where no other role claims the value (发生5.9级强烈地震 is a magnitude
-    # the role patterns do not read).
-    return _states_figures(_segment(tokens, i, j), text) and not any(value == figure.value for _, value in deciding)
+    # With its role, or where no role claims the value (发生5.9级强烈地震 is a magnitude the role
+    # patterns do not read). The role alone is not enough: a role misread elsewhere (死者陈某作为
+    # 一个成年人 read as one death) would state a count the text never gives.
+    deciding = deciding_figures(text)
+    return (figure.role, figure.value) in deciding or not any(value == figure.value for _, value in deciding)
 
 
 OPENING_FIGURE_CHARS = 24  # enough for a count, up to 8 characters of gap and its role word
