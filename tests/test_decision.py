@@ -408,6 +408,18 @@ def test_a_figure_counts_as_stated_elsewhere_only_with_its_unit():
     assert template_difference("近25万辛苦钱讨回", "近250,000辛苦钱讨回") is None
 
 
+def test_two_places_a_headline_names_are_its_subjects_even_when_named_once():
+    """County government news names its county in the headline and says 我县 in the body (the
+    third generator's never-read seed 81: 顺义县卫生局 against 增城县卫生局, near copies). A
+    headline's name counts only when named twice, which keeps bylines and outlets out; two places
+    are neither. One place renamed (顺义县 against 顺义区) is no substitution."""
+    body = "4月1日凌晨，我县两家酒店发生食物中毒，县疾控中心流调人员开展调查。"
+    title = "{}卫生局积极处置一起疑似食物中毒事件"
+    assert story_template_difference(title.format("顺义县"), body, title.format("增城县"), body) \
+        == "name differs: '顺义县' vs '增城县'"
+    assert story_template_difference(title.format("顺义县"), body, title.format("顺义区"), body) is None
+
+
 def test_a_head_count_is_stated_elsewhere_only_with_what_happened_to_those_counted():
     """Two edits of one fire (a third generator's fresh seed 60): 5 dead and 28 hurt against 16 dead
     and 5 hurt. Each 5 is stated in the other text by value and unit (5人), so the figures read as
