@@ -200,12 +200,8 @@ def _states_figure_of(tokens: Sequence[tuple[str, str]], i: int, j: int, text: s
     against 16 dead and 5 hurt, read as near copies of each other)."""
     if not _states_figures(_segment(tokens, i, j), text):
         return False
-    opening = ""
-    for word, _ in tokens[i:]:
-        if len(opening) >= OPENING_FIGURE_CHARS:
-            break
-        opening += word
-    figure = opening_figure(opening[:OPENING_FIGURE_CHARS])
+    # every token holds a character or more: this many tokens hold the opening
+    figure = opening_figure(_joined(tokens[i : i + OPENING_FIGURE_CHARS])[:OPENING_FIGURE_CHARS])
     if figure is None:
         return True
     # With its role, or where no role claims the value (发生5.9级强烈地震 is a magnitude the role
@@ -434,11 +430,6 @@ def _word_substitution(
 
 
 _PROPER_TAGS = frozenset({"ns", "nr", "nt", "nz", "nrt", "nrfg"})
-
-
-def _within_places(tokens: Sequence[tuple[str, str]], words: frozenset[str]) -> bool:
-    """Whether each of ``words`` lies inside a token rjieba tags as a place."""
-    return all(any(word in token for token, tag in tokens if tag in _PLACE_TAGS) for word in words)
 _ONE_PLACE_ENDING = frozenset(FINE_ENDINGS)
 _NAME_LIKE_TAGS = frozenset({"n", "nz", "ng", "a", "an", "b", "vn", "j"})  # an everyday word in a name (no time word: 当前 for 目前)
 _HAN_NAME = re.compile(r"[\u4e00-\u9fff]{2,4}")
@@ -511,6 +502,11 @@ def _in_a_name(tokens: Sequence[tuple[str, str]], spans: list[tuple[int, int]]) 
             return True
         at += len(word)
     return False
+
+
+def _within_places(tokens: Sequence[tuple[str, str]], words: frozenset[str]) -> bool:
+    """Whether each of ``words`` lies inside a token rjieba tags as a place."""
+    return all(any(word in token for token, tag in tokens if tag in _PLACE_TAGS) for word in words)
 
 
 _UNIT_OF_PLACE = frozenset("省市县区镇乡村路街")
