@@ -180,6 +180,20 @@ def _no_such_name(exc: requests.ConnectionError) -> bool:
     return isinstance(cause, socket.gaierror) and cause.errno == socket.EAI_NONAME
 
 
+def _fetch_error(url: str, exc: requests.RequestException, too_slow: str | None, status: int | None = None) -> FetchError:
+    """What a failed request or body read means (``too_slow``: the wall-time cap fired, which
+    breaks the connection under the read)."""
+    if too_slow:
+        return FetchTimeout(url, too_slow, status=status)
+    if not isinstance(exc, requests.ConnectionError):
+        return FetchError(url, str(exc), status=status)
+    if any(isinstance(a, ReadTimeoutError) for a in exc.args):
+        return FetchTimeout(url, "read timed out", status=status)
+    if _no_such_name(exc):
+        return HostNotFound(url, str(exc), status=status)
+    return ConnectionFailed(url, str(exc), status=status)
+
+
 def _location(value: str) -> str:
     """A Location header as the server meant it: http.client reads header bytes as Latin-1, and a
     server that writes a raw UTF-8 path (/新闻/1.html) means UTF-8 (as requests reads it too)."""
@@ -328,13 +342,7 @@ class Fetcher:
             except requests.Timeout as exc:
                 raise FetchTimeout(url, f"no answer within {self.policy.timeout}s") from exc
             except requests.RequestException as exc:
-                if deadline.fired:
-                    raise FetchTimeout(url, too_slow) from exc
-                if isinstance(exc, requests.ConnectionError):
-                    if _no_such_name(exc):
-                        raise HostNotFound(url, str(exc)) from exc
-                    raise ConnectionFailed(url, str(exc)) from exc
-                raise FetchError(url, str(exc)) from exc
+                raise _fetch_error(url, exc, too_slow if deadline.fired else None) from exc
             with response:
                 status = response.status_code
                 resp_headers = dict(response.headers)
@@ -355,13 +363,7 @@ class Fetcher:
                             break
                         chunks.append(chunk)
                 except requests.RequestException as exc:
-                    if deadline.fired:
-                        raise FetchTimeout(url, too_slow, status=status) from exc
-                    if isinstance(exc, requests.ConnectionError) and any(isinstance(a, ReadTimeoutError) for a in exc.args):
-                        raise FetchTimeout(url, "read timed out", status=status) from exc
-                    if isinstance(exc, requests.ConnectionError):
-                        raise ConnectionFailed(url, str(exc), status=status) from exc
-                    raise FetchError(url, str(exc), status=status) from exc
+                    raise _fetch_error(url, exc, too_slow if deadline.fired else None, status) from exc
             # A close-delimited body cut at the deadline just looks finished: ask the watch.
             if deadline.fired:
                 raise FetchTimeout(url, too_slow, status=status)
