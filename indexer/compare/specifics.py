@@ -364,10 +364,14 @@ _COUNT_THEN_ROLE = re.compile(
     + r"(?:(?:" + _HEADS + r")" + _GAP + r"(" + "|".join(sorted(_ROLE_OF_WORD, key=len, reverse=True)) + r")"
     + r"|(死|伤|亡))"
 )
+# What may stand between a role noun and its count (死者为1名, 中毒学生共22人). Nothing else may:
+# 伤者中有一名 counts a part of them, 死亡第三位 is a rank, and 死者陈某作为一个成年人 and
+# 被困在了一个电梯 count nobody.
+_ROLE_GAP = r"的?(?:人员|学生|人质|人数)?(?:共有|共计|报告|为|有|是|共|已)?"
 _ROLE_THEN_COUNT = re.compile(
     "(?=[" + "".join(sorted({w[0] for w in _ROLE_OF_NOUN})) + "])"
     r"(" + "|".join(sorted(_ROLE_OF_NOUN, key=len, reverse=True)) + r")"
-    + r"[^\d\s,.;:!?，。；：！？、()（）]{0,4}?" + _APPROX_BEFORE + r"(" + _NUM + r")" + _APPROX_AFTER + r"(?:" + _HEADS + r")"
+    + _ROLE_GAP + _APPROX_BEFORE + r"(" + _NUM + r")" + _APPROX_AFTER + r"(?:" + _HEADS + r")"
 )
 _MAGNITUDE = re.compile(
     r"(?=[\d里震地强余m至最超逾近将约大共达已升增上攀累总])(?:(?:(里氏|震级为?|震级达)\s*" + _APPROX_BEFORE + r"(\d+(?:\.\d)?)\s*级?"

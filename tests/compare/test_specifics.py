@@ -299,6 +299,19 @@ def test_figures_with_chinese_numerals_and_roles():
     }
 
 
+
+def test_a_count_after_its_role_noun_is_read_only_across_linking_words():
+    read = {t: [(f.role, f.value) for f in figures_in(t)] for t in (
+        "死者为1名", "中毒学生共22人", "遇难者人数已增至10人", "被困人员约400人",
+        "死者陈某作为一个成年人", "被困在了一个电梯里", "死亡第三位", "伤者中有一名儿童", "伤者中除两人外",
+    )}
+    assert read == {
+        "死者为1名": [("deaths", 1)], "中毒学生共22人": [("poisoned", 22)],
+        "遇难者人数已增至10人": [("deaths", 10)], "被困人员约400人": [("trapped", 400)],
+        "死者陈某作为一个成年人": [], "被困在了一个电梯里": [], "死亡第三位": [],
+        "伤者中有一名儿童": [], "伤者中除两人外": [],
+    }
+
 def test_magnitude_money_and_area():
     figures = set(figures_in("四川发生5.2级地震。直接经济损失100万元，过火面积200平方米。"))
     assert figures == {Figure("magnitude", 5.2), Figure("money", 1_000_000), Figure("area", 200)}
