@@ -830,3 +830,14 @@ def test_thousands_separators_are_a_house_style(a, b):
 
 def test_another_figure_with_separators_is_still_a_substitution():
     assert template_difference("警方共追回赃款8,000元。", "警方共追回赃款9000元。").startswith("number")
+
+
+def test_two_people_named_as_zhang_mou_are_two_reports():
+    """A drink-driving report edited into another (a fourth generator's never-read seed 129, near
+    copies): 王某 against 曾某 throughout. rjieba cuts 曾|某 into an adverb and a pronoun, so the
+    slot held no name; a repost that names the same 王某 stays a repost."""
+    body = "民警发现该车驾驶员{0}行为非常可疑。民警要求驾驶员{0}熄火下车，{0}称证件在后备箱里。"
+    assert story_template_difference("醉驾男子装疯卖傻阻碍执法", body.format("王某"), "醉驾男子装疯卖傻阻碍执法", body.format("曾某")) \
+        == "name differs: '王某' vs '曾某'"
+    assert story_template_difference("醉驾男子装疯卖傻阻碍执法", body.format("王某"),
+                                     "醉驾男子装疯卖傻阻碍执法", "据报道，" + body.format("王某")) is None

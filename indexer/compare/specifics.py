@@ -820,6 +820,7 @@ _BYLINE_BEFORE = re.compile(r"(?:记者|通讯员|编辑|实习生|摄影|摄像
 SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
 # 张某, 李某某: how incident reports name victims and suspects. Not 于某日, 向某部门.
 _ANONYMISED = re.compile(f"[{SURNAMES}]某+(?![日地处天年月时些种个位人家市县村区所单部公企机学医])")
+ANONYMISED_NAME = re.compile(f"[{SURNAMES}]某+")  # the whole of a word
 
 
 def people_in(text: str) -> list[str]:
