@@ -33,7 +33,7 @@ import rjieba
 from ..cleaning import fold_regional_words
 from ..settings import DecisionSettings, SimhashSettings
 from .specifics import (
-    ANONYMISED_NAME, CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, FINE_ENDINGS, PROVINCE_NAMES, chinese_number, counties_in_full,
+    ANONYMISED, CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, FINE_ENDINGS, PROVINCE_NAMES, chinese_number, counties_in_full,
     deciding_figures, describes_place, is_given_name, listed_with_people, opening_figure, without_thousands_separators,
 )
 from .synonyms import are_synonyms
@@ -415,13 +415,14 @@ def _word_substitution(
         # In headlines a figure is forgiven only as a swap, each stated in the other text (致3人死亡
         # against 致5人受伤 of one crash).
         swap_only = kind_l == "number" and headline
+        headline_places = headline and kind_l == "name" \
+            and _within_places(ta[i1:i2], slot_l) and _within_places(tb[j1:j2], slot_r)
         if (left_in_b and right_in_a) if swap_only else (left_in_b or right_in_a):
             if list_items and kind_l == "name" and (
                 (left_in_b and right_in_a) or _named_as_subject(ta[i1:i2], whole_b) or _named_as_subject(tb[j1:j2], whole_a)
             ):
                 return None  # whichever slots are read: a list item's figures are its own
-            if headline and kind_l == "name" and "name" in slots \
-                    and _within_places(ta[i1:i2], slot_l) and _within_places(tb[j1:j2], slot_r):
+            if headline_places and "name" in slots:
                 # Places moved round (内蒙古地震对四川… against 四川地震对云南…): each slot is stated one
                 # way, yet each headline names a place the other text never mentions.
                 unstated_a = unstated_a or (None if left_in_b else slot_l)
@@ -434,9 +435,7 @@ def _word_substitution(
         # Two places a headline names by their own names are its subjects even when the body says
         # 我县 (顺义县卫生局 against 增城县卫生局, a third generator's never-read seed 81); a byline or
         # an outlet is no place. Not one place renamed (顺义县 against 顺义区: they share 顺义).
-        places_named = headline and runs is not None \
-            and _within_places(ta[i1:i2], slot_l) and _within_places(tb[j1:j2], slot_r)
-        if subject_names and kind_l == "name" and not places_named and (
+        if subject_names and kind_l == "name" and not (headline_places and runs is not None) and (
             all(whole_a.count(w) < 2 for w in slot_l) or all(whole_b.count(w) < 2 for w in slot_r)
         ):
             continue
@@ -484,7 +483,7 @@ def _anonymised_names(
         text = _joined(tokens[i:j])
         return text + "某" if j < len(tokens) and tokens[j][0].startswith("某") and not text.endswith("某") else text
     names = name(ta, i1, i2), name(tb, j1, j2)
-    if not all(ANONYMISED_NAME.fullmatch(n) for n in names):
+    if not all(ANONYMISED.fullmatch(n) for n in names):
         return None
     return ("name", frozenset({names[0]})), ("name", frozenset({names[1]}))
 

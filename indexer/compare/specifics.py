@@ -819,8 +819,7 @@ def headline_places(title: str) -> list[Place]:
 _BYLINE_BEFORE = re.compile(r"(?:记者|通讯员|编辑|实习生|摄影|摄像|作者|主持人|评论员)\s*$")
 SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
 # 张某, 李某某: how incident reports name victims and suspects. Not 于某日, 向某部门.
-_ANONYMISED = re.compile(f"[{SURNAMES}]某+(?![日地处天年月时些种个位人家市县村区所单部公企机学医])")
-ANONYMISED_NAME = re.compile(f"[{SURNAMES}]某+")  # the whole of a word
+ANONYMISED = re.compile(f"[{SURNAMES}]某+(?![日地处天年月时些种个位人家市县村区所单部公企机学医])")
 
 
 def people_in(text: str) -> list[str]:
@@ -829,7 +828,7 @@ def people_in(text: str) -> list[str]:
     for word, tag, start in _tokens(text):
         if tag in ("nr", "nrfg", "nrt") and 2 <= len(word) <= 4 and not _BYLINE_BEFORE.search(text[max(0, start - 6) : start]):
             out.append(word)
-    out.extend(m.group() for m in _ANONYMISED.finditer(text) if not _BYLINE_BEFORE.search(text[max(0, m.start() - 6) : m.start()]))
+    out.extend(m.group() for m in ANONYMISED.finditer(text) if not _BYLINE_BEFORE.search(text[max(0, m.start() - 6) : m.start()]))
     return list(dict.fromkeys(out))
 
 
