@@ -469,6 +469,17 @@ def test_a_school_named_by_its_number_and_a_county_tagged_a_person_are_places():
         == "name differs: '彭泽县芙蓉' vs '浮梁县第二'"
 
 
+def test_two_pages_time_stamps_are_no_substitution():
+    """Two sites' whole pages of one story carry their own time stamps (a fourth generator's seeds
+    161, 163: the template guard read 34 against 02 and split the copies). When a copy went up
+    says nothing of the story; a figure in the story still does."""
+    body = "{} 来源：红网。会同县发生重大交通事故，造成{}人死亡、35人受伤。"
+    assert story_template_difference("会同发生重大交通事故", body.format("2007-09-02 17:34", 8),
+                                     "会同发生重大交通事故", body.format("2007-09-03 01:02", 8)) is None
+    assert story_template_difference("会同发生重大交通事故", body.format("2007年09月02日 17:34", 8),
+                                     "会同发生重大交通事故", body.format("2007年09月03日 01:02", 9)) == "number differs: '8' vs '9'"
+
+
 def test_a_count_of_places_rjieba_tags_as_a_word_is_a_figure():
     """八所 is one word to rjieba, tagged an abbreviation (七所 a numeral): a count of schools or
     substations all the same (a fourth generator's never-read seed 165)."""
