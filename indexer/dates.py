@@ -34,9 +34,9 @@ PUBLISH_YEARS = (1800, 2200)
 
 _FULLWIDTH = str.maketrans("０１２３４５６７８９：－／．", "0123456789:-/.")
 _TIME = r"(?:\s*(?P<h>\d{1,2})[:：时](?P<mi>\d{1,2})(?:[:：分](?P<s>\d{1,2})秒?)?)?"
-_ABSOLUTE = re.compile(
-    r"(?P<y>(?:19|20)\d{2})\s*[年\-/.]\s*(?P<m>\d{1,2})\s*[月\-/.]\s*(?P<d>\d{1,2})\s*日?(?:\s*T)?" + _TIME
-)
+# A date with its year: 2021-04-05, 2021/4/5, 2021年4月5日.
+DATE_WITH_YEAR = r"(?P<y>(?:19|20)\d{2})\s*[年\-/.]\s*(?P<m>\d{1,2})\s*[月\-/.]\s*(?P<d>\d{1,2})\s*日?"
+_ABSOLUTE = re.compile(DATE_WITH_YEAR + r"(?:\s*T)?" + _TIME)
 # Not a day followed by a year (04/05/2021: which of the two is the month is not known, and the
 # year is not this one).
 _NO_YEAR = re.compile(

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Sequence
 import rjieba
 
 from ..cleaning import fold_regional_words
+from ..dates import DATE_WITH_YEAR
 from ..settings import DecisionSettings, SimhashSettings
 from .specifics import (
     ANONYMISED, CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, FINE_ENDINGS, PROVINCE_NAMES, chinese_number, counties_in_full,
@@ -134,6 +135,11 @@ def _slot(words: list[tuple[str, str]]) -> tuple[str, frozenset[str]] | None:
     if polar:
         return "polarity:" + "+".join(sorted({_POLARITY[w] for w in polar})), polar
     return _names(words)
+
+
+def _one_kind(left: tuple[str, frozenset[str]] | None, right: tuple[str, frozenset[str]] | None) -> bool:
+    """Whether two slots are of one kind: two figures, two names, two polarity words."""
+    return left is not None and right is not None and left[0].split(":")[0] == right[0].split(":")[0]
 
 
 def _names(words: Sequence[tuple[str, str]]) -> tuple[str, frozenset[str]] | None:
@@ -338,7 +344,7 @@ def template_difference(
 
 # A page's time stamp (2007-09-03 01:02, 2018年05月23日 14:48): when a copy went up, which no copy
 # keeps and no templated report varies alone.
-_TIMESTAMP = re.compile(r"\d{4}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}\s*日?\s*\d{1,2}\s*[:：]\s*\d{2}(?:\s*[:：]\s*\d{2})?")
+_TIMESTAMP = re.compile(DATE_WITH_YEAR + r"\s*\d{1,2}\s*[:：]\s*\d{2}(?:\s*[:：]\s*\d{2})?")
 
 
 def _substitution(
@@ -389,17 +395,17 @@ def _word_substitution(
         if op != "replace" or _joined(ta[i1:i2]) == _joined(tb[j1:j2]):
             continue  # the same characters cut two ways (11:3 0 against 11:30: a space or a line break inside)
         left, right = _slot(list(ta[i1:i2])), _slot(list(tb[j1:j2]))
-        if left is None or right is None or left[0].split(":")[0] != right[0].split(":")[0]:
+        if not _one_kind(left, right):
             # No slot, or two kinds of slot: rjieba may tag a place's name a numeral (三元|坦洲镇
             # against 沙县|高砂镇, a fourth generator's never-read seed 151), and names may come
             # with an article on one side (黔南荔波一金龙鞋厂 against 广州天河一家鞋厂, seed 174):
             # two segments that both name places are compared by their names.
             left, right = _place_names(ta, i1, i2, tb, j1, j2) or _anonymised_names(ta, i1, i2, tb, j1, j2) \
                 or _both_places(ta[i1:i2], tb[j1:j2]) or (left, right)
-        if left is None or right is None:
-            continue
+            if not _one_kind(left, right):
+                continue
         (kind_l, slot_l), (kind_r, slot_r) = left, right
-        if kind_l.split(":")[0] != kind_r.split(":")[0] or (kind_l.startswith("polarity") and kind_l == kind_r):
+        if kind_l.startswith("polarity") and kind_l == kind_r:
             continue
         # Substring, not token, membership: segmentation of the same word varies with its context.
         # A number is stated only whole: the 2 of 20时 or 第12期 is not a 2.
