@@ -58,6 +58,13 @@ TOKEN_BUDGET = 1024
 # it starts over; news text fills a few thousand slots.
 PIECE_CACHE = 16_384
 UNREADABLE_SHARE = 0.3
+# OpenBLAS picks a kernel by a product's shape, and its kernels for a few rows (gemv for one)
+# round differently from the one for many: a cached piece row differed by 1e-5 with the number of
+# pieces new beside it, and a text's vector with the number of texts in its call. Equal text then
+# got unequal vectors by what the process had read before, and a pair at a threshold decided
+# differently within one long run than alone. Products of fewer rows are padded up to this many
+# zero rows; from 7 rows on, every row of this model's products came out the same at any count.
+MIN_PRODUCT_ROWS = 16
 
 
 def _resources() -> tuple[str, str]:
@@ -208,6 +215,9 @@ class UseM3:
     # ---- per piece ---------------------------------------------------------------------------------
     def _piece_rows(self, piece_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Cache rows and embedding statistics of ``piece_ids``."""
+        if len(piece_ids) < MIN_PRODUCT_ROWS:  # padded with piece 0, whose rows are dropped
+            rows, stats = self._piece_rows(np.pad(piece_ids, (0, MIN_PRODUCT_ROWS - len(piece_ids))))
+            return rows[: len(piece_ids)], stats[: len(piece_ids)]
         chunk = piece_ids % VOCAB_CHUNKS
         emb = self._table[piece_ids].astype(np.float32)
         emb *= self._scale[chunk, None]
@@ -259,7 +269,7 @@ class UseM3:
         starts = np.empty(n_texts, dtype=np.int64)  # each text's first row
         starts[0] = PAD
         starts[1:] = np.cumsum(lens[:-1] + PAD) + PAD
-        length = n_tokens + PAD * (n_texts + 1)
+        length = max(n_tokens + PAD * (n_texts + 1), MIN_PRODUCT_ROWS)  # rows past the last text are padding
         padded_slots = np.zeros(length, dtype=np.int64)
         padded_slots[np.repeat(starts - np.cumsum(lens) + lens, lens) + np.arange(n_tokens)] = slots
         conv_ins, products = [], []
@@ -278,6 +288,11 @@ class UseM3:
         return sums
 
     def _sentence_layers(self, sums: np.ndarray, lens: np.ndarray) -> np.ndarray:
+        if len(sums) < MIN_PRODUCT_ROWS:  # padded with empty texts of length 1, whose rows are dropped
+            extra = MIN_PRODUCT_ROWS - len(sums)
+            padded = self._sentence_layers(np.vstack([sums, np.zeros((extra, sums.shape[1]), sums.dtype)]),
+                                           np.vstack([lens, np.ones((extra, 1), lens.dtype)]))
+            return padded[: len(sums)]
         # The output layer is linear, so it applies to the token sums (n_texts rows, not n_tokens).
         pooled = sums @ self._cnn_w
         pooled += lens * self._cnn_b
