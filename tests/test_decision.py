@@ -480,6 +480,44 @@ def test_two_pages_time_stamps_are_no_substitution():
                                      "会同发生重大交通事故", body.format("2007年09月03日 01:02", 9)) == "number differs: '8' vs '9'"
 
 
+def test_one_body_under_headlines_of_two_places_is_two_reports(make_indexer):
+    """A fire report edited into another city's (a fourth generator's never-read seed 210): the
+    datelines that named each city (长沙传媒网12月20日讯 against 湘潭传媒网12月14日讯) are cleaned
+    away, so the bodies are one exact key and only the headlines tell the places. A repost's own
+    headline, re-titled with words its body holds or rewritten whole, still joins as exact."""
+    body = ("{}传媒网12月{}日讯(记者 陈智星) 昨天早上，霞光山庄南苑三期小区27栋一车库内发生火灾，火势迅猛，"
+            "将停在车库内的一台车辆烧得只剩下支架。据周边居民介绍，火灾发生在早上八点左右，"
+            "目前车库内起火的原因还不得而知。")
+    title = "{}霞光山庄一车库发生火灾 车被烧得面目全非"
+    ix = make_indexer()
+    out = ix.index_many([
+        {"id": "cs", "title": title.format("长沙"), "content": body.format("长沙", 20), "publish_time": "2019-12-21T08:00:00+08:00"},
+        {"id": "xt", "title": title.format("湘潭"), "content": body.format("湘潭", 14), "publish_time": "2019-12-15T08:00:00+08:00"},
+        {"id": "tag", "title": "【快讯】" + title.format("长沙"), "content": body.format("长沙", 20), "publish_time": "2019-12-21T09:00:00+08:00"},
+        {"id": "new", "title": "霞光山庄南苑三期车库起火 一台丰田车烧得只剩支架", "content": body.format("长沙", 20),
+         "publish_time": "2019-12-21T10:00:00+08:00"},
+    ])
+    assert [o.decision for o in out] == [Decision.NEW, Decision.NEW, Decision.DUPLICATE, Decision.DUPLICATE]
+    assert ix.compare({"id": "a", "title": title.format("长沙"), "content": body.format("长沙", 20)},
+                      {"id": "b", "title": title.format("湘潭"), "content": body.format("湘潭", 14)})[0].exact
+
+
+def test_two_cities_one_character_apart_are_two_places():
+    """A reed-yard fire edited into another city's (a fourth generator's never-read seed 228, near
+    copies at containment 0.87): 岳阳市 against 益阳市 differ in one character, which was read as
+    a rewording, so the whole place (城市, 区, 厂) was. The other text names 岳阳 too, among the
+    brigades that came; it never names 岳阳市都兰湖区."""
+    body = ("{}造纸厂芦苇堆场发生火灾。火灾发生后，{}3地消防官兵用了16个小时彻底将大火扑灭。"
+            "当晚7时50分，{}消防大队接到该区{}造纸有限公司报警称，厂区内芦苇堆垛发生火灾。")
+    title = "湖南一造纸厂数千吨芦苇起火16小时扑灭"
+    assert story_template_difference(title, body.format("岳阳市都兰湖区隆盛", "岳阳、张家界、湘潭", "都兰湖区", "隆盛"),
+                                     title, body.format("益阳市大通湖区金北顺", "益阳、岳阳、常德", "大通湖区", "金北顺")) \
+        == "name differs: '岳阳市都兰湖区隆盛' vs '益阳市大通湖区金北顺'"
+    # one city's report with its district written two ways is no substitution
+    assert story_template_difference(title, body.format("岳阳市都兰湖区隆盛", "岳阳、张家界、湘潭", "都兰湖区", "隆盛"),
+                                     title, body.format("岳阳都兰湖区隆盛", "岳阳、张家界、湘潭", "都兰湖区", "隆盛")) is None
+
+
 def test_a_count_of_places_rjieba_tags_as_a_word_is_a_figure():
     """八所 is one word to rjieba, tagged an abbreviation (七所 a numeral): a count of schools or
     substations all the same (a fourth generator's never-read seed 165)."""

@@ -563,12 +563,34 @@ def _differing_runs(
     if not any(len(part) >= 2 for part in shared) and not (ops[-1][0] == "equal" and shared[-1] in _UNIT_OF_PLACE):
         return None
     differing = [(i1, i2, j1, j2) for op, i1, i2, j1, j2 in ops if op != "equal"]
-    if not differing or not all(_HAN_NAME.fullmatch(a[i1:i2]) and _HAN_NAME.fullmatch(b[j1:j2]) for i1, i2, j1, j2 in differing):
-        return None  # the same characters cut two ways, or more than names differ
-    if not (_in_a_name(left, [(i1, i2) for i1, i2, _, _ in differing])
-            and _in_a_name(right, [(j1, j2) for _, _, j1, j2 in differing])):
+    names_a, names_b = [], []
+    for i1, i2, j1, j2 in differing:
+        if _HAN_NAME.fullmatch(a[i1:i2]) and _HAN_NAME.fullmatch(b[j1:j2]):
+            names_a.append(a[i1:i2])
+            names_b.append(b[j1:j2])
+        elif (place_a := _place_around(left, i1, i2)) and (place_b := _place_around(right, j1, j2)):
+            names_a.append(place_a)  # 岳|阳市 against 益|阳市: two cities one character apart
+            names_b.append(place_b)
+        else:
+            return None  # the same characters cut two ways, or more than names differ
+    if not differing or not (_in_a_name(left, [(i1, i2) for i1, i2, _, _ in differing])
+                             and _in_a_name(right, [(j1, j2) for _, _, j1, j2 in differing])):
         return None
-    return frozenset(a[i1:i2] for i1, i2, _, _ in differing), frozenset(b[j1:j2] for _, _, j1, j2 in differing)
+    return frozenset(names_a), frozenset(names_b)
+
+
+def _place_around(tokens: Sequence[tuple[str, str]], start: int, end: int) -> str | None:
+    """The place name that holds the one character at ``start:end`` (character offsets into the
+    tokens' text), tagged as a place by rjieba; None for anything else, and for a unit of place
+    (顺义县 against 顺义区: one place renamed)."""
+    if end - start != 1 or _joined(tokens)[start] in _UNIT_OF_PLACE:
+        return None
+    at = 0
+    for word, tag in tokens:
+        if at <= start and end <= at + len(word):
+            return word if tag in _PLACE_TAGS and len(word) >= 2 and _HAN_NAME.match(word) else None
+        at += len(word)
+    return None
 
 
 def _in_a_name(tokens: Sequence[tuple[str, str]], spans: list[tuple[int, int]]) -> bool:
@@ -972,10 +994,10 @@ def judge(ev: PairEvidence, decision: DecisionSettings, simhash: SimhashSettings
 
     A layer left out of ``decision.layers`` never matches; the others still do.
     """
-    if ev.exact and decision.enabled("exact"):
-        return Verdict(Reason.EXACT, 1.0)
     if ev.template and decision.template_guard:
         return None
+    if ev.exact and decision.enabled("exact"):
+        return Verdict(Reason.EXACT, 1.0)
     if decision.enabled("near"):
         if ev.hamming <= near_limit(ev.short, simhash):
             return Verdict(Reason.NEAR, round(1.0 - ev.hamming / 64.0, 4))
