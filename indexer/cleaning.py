@@ -38,8 +38,9 @@ from .html import has_closing_tags, html_to_text, is_whole_page, page_text
 # dateline; HTML entities in plain text are decoded; a headline's line breaks are one space;
 # combining marks (Thai, Devanagari vowels) stay in the exact form. 13: a Chinese text with の (小清新の
 # 生活) folds to simplified however short it is. 14: a headline that is a dateline and a byline with
-# little after them is nothing.
-CLEANING_VERSION = "clean15"
+# little after them is nothing. 16: a site's name after a hyphen glued to a Chinese headline (…-东方网);
+# a digest's teaser of another story before the article's own headline is not its body.
+CLEANING_VERSION = "clean16"
 
 _VOID_TAG = re.compile(r"<\s*(?:br|img|hr)\b[^<>]*>|<!--", re.I)
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
@@ -54,8 +55,11 @@ _HEADLINE_PREFIX = re.compile(
     r"\s*[!！:：|丨｜·\-—]+\s*",
     re.I,
 )
-# Site names appended to titles: "…_新浪新闻", "… - 网易新闻", "…|凤凰网".
-_TITLE_SITE_SUFFIX = re.compile(r"\s*(?:[_|｜丨]|\s-\s|——)\s*[^_|｜丨]{1,16}(?:网|新闻|报|频道|在线|日报|晚报|客户端|头条|贴吧|论坛|博客|News|news)\s*$")
+# Site names appended to titles: "…_新浪新闻", "… - 网易新闻", "…|凤凰网", and "…-东方网" with the
+# hyphen glued to a Chinese headline (not 新冠-19 or 2020-2021: the name after it is Chinese words).
+_TITLE_SITE_SUFFIX = re.compile(
+    r"\s*(?:(?:[_|｜丨]|\s-\s|——)\s*[^_|｜丨]{1,16}|(?<=[\u4e00-\u9fff…。！？）”.])-[\u4e00-\u9fff·]{1,16}?)"
+    r"(?:网|新闻|报|频道|在线|日报|晚报|客户端|头条|贴吧|论坛|博客|News|news)\s*$")
 
 # Repost furniture: what sites put around a story (leads, bylines, credits, disclaimers, app prompts,
 # share bars, stubs) rather than the story itself. Two reposts of one story carry different furniture,
@@ -620,6 +624,27 @@ def _marks() -> str:
 
 
 _NON_WORD = re.compile(r"[^\w" + _marks() + r"]+|_+", re.UNICODE)
+
+
+# A digest that carries one story under another's teaser (【晚间播报】, another headline and its first
+# lines, then 【this headline】 and this story): what comes before the article's own headline, set
+# in its body as a line of its own, is another story's. Read within the first lines only, and
+# only for a headline long enough to be nobody else's.
+OWN_HEADLINE_WITHIN_LINES = 4
+OWN_HEADLINE_MIN_CHARS = 8
+
+
+def story_under_own_headline(clean_title: str, clean_body: str) -> str:
+    """``clean_body`` from the line after the article's own headline, when that line comes after
+    another story's teaser; else the whole body."""
+    headline = exact_form(clean_title)
+    if len(headline) < OWN_HEADLINE_MIN_CHARS:
+        return clean_body
+    lines = clean_body.split("\n", OWN_HEADLINE_WITHIN_LINES + 1)
+    for at in range(1, min(len(lines) - 1, OWN_HEADLINE_WITHIN_LINES + 1)):
+        if exact_form(lines[at]) == headline:
+            return clean_body.split("\n", at + 1)[at + 1]
+    return clean_body
 
 
 def exact_form(text: str) -> str:

@@ -16,6 +16,7 @@ from ..features.title_grams import cosine as title_cosine
 from ..settings import Settings
 from .rules import (
     FIGURE_SLOTS,
+    HEADLINE_PLACE_SLOTS,
     MIN_QUOTED_CHARS,
     QUOTE_TITLE_SIM,
     place_conflict,
@@ -95,11 +96,13 @@ def compare_sides(a: Side, b: Side, settings: Settings) -> PairEvidence:
     event = d.cosine_weight * cosine + title_sim if cosine is not None else None
     template = specifics = None
     if exact and d.template_guard and a.text.clean_title != b.text.clean_title:
-        # One body under two headlines alike but for a slot the body never states (长沙霞光山庄一车库
+        # One body under two headlines alike but for a place the body never states (长沙霞光山庄一车库
         # 发生火灾 against 湘潭霞光山庄…, the datelines that named each city cleaned away, a fourth
-        # generator's never-read seed 210): one template's reports of two places. A re-titled
-        # repost's headline words are its body's, and a headline rewritten whole is not read.
-        template = story_template_difference(a.text.clean_title, a.story, b.text.clean_title, b.story, read_bodies=False)
+        # generator's never-read seed 210): one template's reports of two places. Only places: a
+        # re-titled repost's headline may be cut short (疑… against 疑为酒后驾车) or reworded
+        # (小学子 against 小学生) where its body is the same, and a headline rewritten whole is not read.
+        template = story_template_difference(a.text.clean_title, a.story, b.text.clean_title, b.story, read_bodies=False,
+                                             slots=HEADLINE_PLACE_SLOTS)
     # A commentary that quotes its story under the story's headline: what ties it to the story is
     # the passage it quotes, whatever surrounds it (a trimmed repost is found by containment).
     quoted = 0

@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 
 from ..article import Article
-from ..cleaning import clean_body, clean_title
+from ..cleaning import clean_body, clean_title, story_under_own_headline
 from ..html import is_whole_page
 from ..settings import Settings
 from .embedding import Embedder
@@ -52,7 +52,7 @@ def text_features(title: str, body: str, settings: Settings, *, cleaned: bool = 
         raw_limit = limit * RAW_PER_FEATURE_CHAR
         if len(body) > raw_limit and is_whole_page(body):
             raw_limit = max(raw_limit, PAGE_MAX_CHARS)
-        cbody = clean_body(body[:raw_limit])[:limit]
+        cbody = story_under_own_headline(ctitle, clean_body(body[:raw_limit]))[:limit]
     weights = weighted_tokens(ctitle, cbody)
     # The rest is read off these keys as for a stored row (the body is within feature_max_chars).
     return stored_text_features(
