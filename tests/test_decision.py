@@ -520,6 +520,24 @@ def test_two_cities_one_character_apart_are_two_places():
                                      title, body.format("岳阳都兰湖区隆盛", "岳阳、张家界、湘潭", "都兰湖区", "隆盛")) is None
 
 
+def test_a_common_noun_swapped_under_one_headline_is_a_rewording():
+    """A repost that swaps words for synonyms the thesaurus does not list (火势 for 火情, 报警 for
+    报案: a fourth generator's never-read seeds 210, 215, 226) keeps its story's headline; a
+    templated report's other word is in its headline too, and a name is never a synonym."""
+    body = ("昨日凌晨，武昌小吃街一店面起火，{0}迅速蔓延，延烧8家店面。多名商户先后{1}。接到{1}后，消防人员赶赴"
+            "现场，半小时后{0}得到控制。")
+    title = "武昌小吃街发火灾延烧8家店面"
+    assert story_template_difference(title, body.format("火势", "报警"), title, body.format("火情", "报案")) is None
+    warning = "{}气象台发布{}黄色预警。预计今天夜间，全市将出现{}天气，请市民注意防范。"
+    assert story_template_difference("北京发布黄色预警", warning.format("北京", "暴雨", "暴雨"),
+                                     "北京发布黄色预警", warning.format("北京", "暴雪", "暴雪")) is not None  # polarity of weather kinds
+    assert story_template_difference("武昌发布黄色预警", warning.format("武昌区", "大风", "大风"),
+                                     "武昌发布黄色预警", warning.format("武昌区", "大雾", "大雾")) is not None
+    assert story_template_difference(title, body.format("火势", "报警"), title + "（图）", body.format("火势", "报警")) is None
+    named = "昨日凌晨，{}一店面起火，火势迅速蔓延。"
+    assert story_template_difference("小吃街店面起火", named.format("武昌") * 2, "小吃街店面起火", named.format("汉口") * 2) is not None
+
+
 def test_a_count_of_places_rjieba_tags_as_a_word_is_a_figure():
     """八所 is one word to rjieba, tagged an abbreviation (七所 a numeral): a count of schools or
     substations all the same (a fourth generator's never-read seed 165)."""

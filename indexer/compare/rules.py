@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import rjieba
 
-from ..cleaning import fold_regional_words
+from ..cleaning import exact_form, fold_regional_words
 from ..dates import DATE_WITH_YEAR
 from ..settings import DecisionSettings, SimhashSettings
 from .specifics import (
@@ -350,7 +350,7 @@ _TIMESTAMP = re.compile(DATE_WITH_YEAR + r"\s*\d{1,2}\s*[:：]\s*\d{2}(?:\s*[:�
 
 def _substitution(
     part_a: str, part_b: str, whole_a: str, whole_b: str, max_segment: int, slots: frozenset[str],
-    subject_names: bool = False, list_items: bool = False, headline: bool = False,
+    subject_names: bool = False, list_items: bool = False, headline: bool = False, one_headline: bool = False,
 ) -> str | None:
     """The first true substitution between two aligned pieces of text (``_word_substitution``) that
     is not a house style: one word in mainland and in Taiwan or Hong Kong usage (软件 against 软体,
@@ -360,12 +360,13 @@ def _substitution(
     (``_TIMESTAMP``) are no slot: two sites' pages of one story carry two (a fourth generator's
     seeds 161, 163: whole pages, 2007-09-02 17:34 against 2007-09-03 01:02)."""
     part_a, part_b = _TIMESTAMP.sub("", part_a), _TIMESTAMP.sub("", part_b)
-    found = _word_substitution(part_a, part_b, whole_a, whole_b, max_segment, slots, subject_names, list_items, headline)
+    found = _word_substitution(part_a, part_b, whole_a, whole_b, max_segment, slots, subject_names, list_items, headline,
+                               one_headline)
     if found:
         folded_a, folded_b = _house_style_folded(part_a), _house_style_folded(part_b)
         if (folded_a, folded_b) != (part_a, part_b):
             return _word_substitution(folded_a, folded_b, _house_style_folded(whole_a), _house_style_folded(whole_b),
-                                      max_segment, slots, subject_names, list_items, headline)
+                                      max_segment, slots, subject_names, list_items, headline, one_headline)
     return found
 
 
@@ -376,7 +377,7 @@ def _house_style_folded(text: str) -> str:
 
 def _word_substitution(
     part_a: str, part_b: str, whole_a: str, whole_b: str, max_segment: int, slots: frozenset[str],
-    subject_names: bool = False, list_items: bool = False, headline: bool = False,
+    subject_names: bool = False, list_items: bool = False, headline: bool = False, one_headline: bool = False,
 ) -> str | None:
     """The first substitution between two aligned pieces of text (see template_difference); slot
     words are looked up in the whole texts. With ``subject_names``, a name counts only when each
@@ -421,7 +422,7 @@ def _word_substitution(
             continue
         if kind_l == "number" and _cut_short(ta, i1, i2, tb, j1, j2, headline):
             continue
-        if kind_l == "name" and _synonyms_swapped(ta[i1:i2], tb[j1:j2]):
+        if kind_l == "name" and (_synonyms_swapped(ta[i1:i2], tb[j1:j2]) or one_headline and _common_noun_swapped(ta[i1:i2], tb[j1:j2])):
             continue
         if kind_l == "name":  # a slot's proper names, where it has some, say whose it is: 大学 of 常州大学 is in 哈尔滨工程大学
             slot_l, slot_r = runs or (_proper_words(ta[i1:i2], slot_l), _proper_words(tb[j1:j2], slot_r))
@@ -530,6 +531,15 @@ def _synonyms_swapped(left: Sequence[tuple[str, str]], right: Sequence[tuple[str
     return len(left) == len(right) and any(a != b for (a, _), (b, _) in zip(left, right)) and all(
         a == b or (tag_a not in _PROPER_TAGS and tag_b not in _PROPER_TAGS and are_synonyms(a, b))
         for (a, tag_a), (b, tag_b) in zip(left, right))
+
+
+def _common_noun_swapped(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]]) -> bool:
+    """Whether two segments are one common noun each (火势 against 火情, 报警 against 报案, 消防官兵
+    against 消防队员): under one headline, the rewording of a repost that swaps words for synonyms
+    the thesaurus does not list (a fourth generator's never-read seeds 210, 215, 218, 220, 226). A
+    templated report's other subject is a name, a figure or a polarity word, or its headline says
+    another thing too (暴雨预警 against 暴雪预警)."""
+    return len(left) == len(right) == 1 and left[0][1] == right[0][1] == "n"
 
 
 def _cut_short(ta: Sequence[tuple[str, str]], i1: int, i2: int, tb: Sequence[tuple[str, str]], j1: int, j2: int,
@@ -838,8 +848,9 @@ def story_template_difference(
     if not read_bodies:
         return None
     part_a, part_b = _opening(body_a, diff_chars), _opening(body_b, diff_chars)
+    one_headline = bool(title_a) and exact_form(title_a) == exact_form(title_b)
     for sa, sb in _aligned_pairs(part_a, part_b):
-        found = _substitution(sa, sb, whole_a, whole_b, 4, slots, subject_names=True, list_items=True)
+        found = _substitution(sa, sb, whole_a, whole_b, 4, slots, subject_names=True, list_items=True, one_headline=one_headline)
         if found and not _lost_list_items(sa, sb, part_a, part_b, whole_a, whole_b) \
                 and not _lost_numbered_items(sa, sb, part_a, part_b):
             return found
