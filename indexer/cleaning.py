@@ -631,20 +631,21 @@ _NON_WORD = re.compile(r"[^\w" + _marks() + r"]+|_+", re.UNICODE)
 # in its body as a line of its own, is another story's. Read within the first lines only, and
 # only for a headline long enough to be nobody else's.
 OWN_HEADLINE_WITHIN_LINES = 4
-OWN_HEADLINE_MIN_CHARS = 8
+OWN_HEADLINE_MIN_CHARS = 6
 
 
-def story_under_own_headline(clean_title: str, clean_body: str) -> str:
-    """``clean_body`` from the line after the article's own headline, when that line comes after
-    another story's teaser; else the whole body."""
-    headline = exact_form(clean_title)
+def story_under_own_headline(title: str, body: str) -> str:
+    """A cleaned ``body`` from the line after the article's own (cleaned) headline ``title``, when
+    that line comes after another story's teaser; else the whole body."""
+    headline = exact_form(title)
     if len(headline) < OWN_HEADLINE_MIN_CHARS:
-        return clean_body
-    lines = clean_body.split("\n", OWN_HEADLINE_WITHIN_LINES + 1)
+        return body
+    lines = body.split("\n", OWN_HEADLINE_WITHIN_LINES + 1)
     for at in range(1, min(len(lines) - 1, OWN_HEADLINE_WITHIN_LINES + 1)):
-        if exact_form(lines[at]) == headline:
-            return clean_body.split("\n", at + 1)[at + 1]
-    return clean_body
+        line = lines[at].strip().strip("【】〔〕[]")
+        if exact_form(line) == headline or exact_form(clean_title(line)) == headline:  # 【…-东方网】 too
+            return body.split("\n", at + 1)[at + 1]
+    return body
 
 
 def exact_form(text: str) -> str:

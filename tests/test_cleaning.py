@@ -691,6 +691,9 @@ def test_a_digests_teaser_of_another_story_is_not_the_articles_body():
     headline = "运奶车侧翻撞坏四轿车被撞大众轿车基本报废"
     digest = clean_body(f"【午间快报】广州两公司美妆柜著作权纠纷二审改判\n经常采购美妆产品的人都知道，不同品牌的展示柜各有差异。\n【{headline}】\n{story}")
     assert story_under_own_headline(headline, digest) == clean_body(story)
+    cut = "云南大理森林火灾明火扑灭过火面积约2..."  # the digest sets its headline with the site's name
+    digest = clean_body(f"【早报】喜报！郑州片区一项探索获肯定\n河南自贸试验区又一工作获得高度肯定。\n【{cut}-东方网】\n{story}")
+    assert story_under_own_headline(clean_title(cut + "-东方网"), digest) == clean_body(story)
     # the headline as the first line, a short headline, or the headline far down: the body as it is
     for body in (f"{headline}\n{story}", "其他新闻\n" * 5 + f"{headline}\n{story}", story):
         assert story_under_own_headline(headline, body) == body

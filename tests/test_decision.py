@@ -534,8 +534,17 @@ def test_a_common_noun_swapped_under_one_headline_is_a_rewording():
     assert story_template_difference("武昌发布黄色预警", warning.format("武昌区", "大风", "大风"),
                                      "武昌发布黄色预警", warning.format("武昌区", "大雾", "大雾")) is not None
     assert story_template_difference(title, body.format("火势", "报警"), title + "（图）", body.format("火势", "报警")) is None
+    # a source before one headline is still one headline (人民日报：…, seed 232)
+    assert story_template_difference(title, body.format("火势", "报警"), "人民日报：" + title, body.format("火情", "报案")) is None
     named = "昨日凌晨，{}一店面起火，火势迅速蔓延。"
     assert story_template_difference("小吃街店面起火", named.format("武昌") * 2, "小吃街店面起火", named.format("汉口") * 2) is not None
+
+
+def test_a_figure_where_a_headline_is_cut_short_conflicts_with_nothing():
+    """过火面积约2... is 约200亩 cut short (a fourth generator's never-read seed 228)."""
+    assert not title_number_conflict("云南大理森林火灾明火扑灭过火面积约2...", "云南大理森林火灾明火扑灭过火面积约200亩")
+    assert not title_number_conflict("云南大理森林火灾过火面积约2…", "云南大理森林火灾过火面积约200亩")
+    assert title_number_conflict("云南大理森林火灾过火面积约300亩", "云南大理森林火灾过火面积约200亩")
 
 
 def test_a_count_of_places_rjieba_tags_as_a_word_is_a_figure():

@@ -99,9 +99,13 @@ def _ordinals(title: str) -> dict[str, set[float | str]]:
 _SCALED_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:万|亿)?")
 
 
+# A figure where a headline is cut short (过火面积约2... of 约200亩): no figure.
+_CUT_FIGURE = re.compile(r"[\d.,]*\d\s*(?:\.{2,}|…+)\s*$")
+
+
 def _title_numbers(title: str) -> set[float]:
     """A headline's numbers by value: 12,000 and 12000 are one, 1.5万 and 15000 too."""
-    return {chinese_number(n) for n in _SCALED_NUMBER.findall(without_thousands_separators(title))}
+    return {chinese_number(n) for n in _SCALED_NUMBER.findall(without_thousands_separators(_CUT_FIGURE.sub("", title)))}
 
 
 def title_number_conflict(title_a: str, title_b: str) -> bool:
@@ -533,6 +537,18 @@ def _synonyms_swapped(left: Sequence[tuple[str, str]], right: Sequence[tuple[str
         for (a, tag_a), (b, tag_b) in zip(left, right))
 
 
+# Of two headlines, one holding the other whole (a source before it, a site after it, or cut
+# short) is the same headline when what they share is this long.
+ONE_HEADLINE_MIN_CHARS = 8
+
+
+def _one_headline(a: str, b: str) -> bool:
+    """Whether two headlines (exact forms) are one: equal, or one inside the other (人民日报：…,
+    …-凤凰网, a headline cut short) where the shorter is long enough to say something."""
+    shorter, longer = sorted((a, b), key=len)
+    return bool(shorter) and (shorter == longer or len(shorter) >= ONE_HEADLINE_MIN_CHARS and shorter in longer)
+
+
 def _common_noun_swapped(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]]) -> bool:
     """Whether two segments are one common noun each (火势 against 火情, 报警 against 报案, 消防官兵
     against 消防队员): under one headline, the rewording of a repost that swaps words for synonyms
@@ -848,7 +864,7 @@ def story_template_difference(
     if not read_bodies:
         return None
     part_a, part_b = _opening(body_a, diff_chars), _opening(body_b, diff_chars)
-    one_headline = bool(title_a) and exact_form(title_a) == exact_form(title_b)
+    one_headline = _one_headline(exact_form(title_a), exact_form(title_b))
     for sa, sb in _aligned_pairs(part_a, part_b):
         found = _substitution(sa, sb, whole_a, whole_b, 4, slots, subject_names=True, list_items=True, one_headline=one_headline)
         if found and not _lost_list_items(sa, sb, part_a, part_b, whole_a, whole_b) \
