@@ -179,12 +179,15 @@ def _window_sql(window: TimeWindow) -> tuple[str, list]:
 
 
 def _add_to_graph(ann, vectors: np.ndarray, labels: np.ndarray) -> None:
-    """Add rows to an HNSW graph, growing it first when they would not fit."""
+    """Add rows to an HNSW graph, growing it first when they would not fit. One thread: rows
+    added by several are linked in whichever order the threads reach them, so one input built
+    another graph on every run (and the approximate neighbours of an undated article, hence its
+    candidates, varied with the machine's load). The addition runs beside the decisions anyway."""
     needed = ann.get_current_count() + len(labels)
     capacity = ann.get_max_elements()
     if needed > capacity:
         ann.resize_index(max(needed, capacity * 2))
-    ann.add_items(vectors, labels)
+    ann.add_items(vectors, labels, num_threads=1)
 
 
 def _segment_of(rid: int) -> int:

@@ -136,6 +136,25 @@ def _brute_top(vectors: dict, vector, k=5):
     return sorted(vectors, key=lambda aid: (-float(np.dot(vectors[aid], vector)), aid))[:k]
 
 
+def test_one_input_builds_one_graph(tmp_path):
+    """Rows are linked into the graph in their order, not in whichever order threads reach them:
+    the saved graphs of two stores fed the same undated rows are the same bytes (several threads
+    built another graph on every run, so an undated article's approximate neighbours varied)."""
+    rng = np.random.default_rng(7)
+    vectors = rng.standard_normal((1500, 32)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    saved = []
+    for run in range(3):
+        with open_store(tmp_path / str(run), dims=32) as s:
+            _follow(s)
+            for at in range(0, len(vectors), 500):
+                s.write([art(f"a{i}", vector=vectors[i]) for i in range(at, at + 500)])
+            s._ann_wait()
+            s._save_ann()
+        saved.append(sorted(p.read_bytes() for p in (tmp_path / str(run)).rglob("*") if p.suffix == ".hnsw"))
+    assert saved[0] and saved[0] == saved[1] == saved[2]
+
+
 def test_a_dated_stream_builds_no_graph_until_a_windowless_question_needs_it(tmp_path, monkeypatch):
     """Dated questions are answered from the day vectors, so a dated stream pays nothing for the
     graph; the first windowless question catches it up from SQLite, across segments, and from
