@@ -518,16 +518,16 @@ class _FailingGraph:
     def __init__(self, graph, failures: int, hold=None):
         self._graph, self.failures, self.calls, self.hold = graph, failures, 0, hold
 
-    def add_items(self, vectors, labels):
+    def add_items(self, vectors, labels, num_threads=-1):
         self.calls += 1
         if self.hold is not None and self.calls == 1:
             self.hold.wait(10)
         if self.failures:
             if self.failures == self.calls:  # the last failure (the first when only one)
-                self._graph.add_items(vectors[: len(labels) // 2], labels[: len(labels) // 2])
+                self._graph.add_items(vectors[: len(labels) // 2], labels[: len(labels) // 2], num_threads=num_threads)
             self.failures -= 1
             raise RuntimeError("simulated failure while adding to the graph")
-        self._graph.add_items(vectors, labels)
+        self._graph.add_items(vectors, labels, num_threads=num_threads)
 
     def __getattr__(self, name):
         return getattr(self._graph, name)
