@@ -534,8 +534,10 @@ def test_a_common_noun_swapped_under_one_headline_is_a_rewording():
     assert story_template_difference("武昌发布黄色预警", warning.format("武昌区", "大风", "大风"),
                                      "武昌发布黄色预警", warning.format("武昌区", "大雾", "大雾")) is not None
     assert story_template_difference(title, body.format("火势", "报警"), title + "（图）", body.format("火势", "报警")) is None
-    # a source before one headline is still one headline (人民日报：…, seed 232)
+    # a source before one headline, or its clauses swapped round, is still one headline (seeds 232, 221)
     assert story_template_difference(title, body.format("火势", "报警"), "人民日报：" + title, body.format("火情", "报案")) is None
+    assert story_template_difference("突发！" + title + "，商户抢出煤气罐", body.format("火势", "报警"),
+                                     "商户抢出煤气罐 " + title, body.format("火情", "报案")) is None
     named = "昨日凌晨，{}一店面起火，火势迅速蔓延。"
     assert story_template_difference("小吃街店面起火", named.format("武昌") * 2, "小吃街店面起火", named.format("汉口") * 2) is not None
 

@@ -542,11 +542,23 @@ def _synonyms_swapped(left: Sequence[tuple[str, str]], right: Sequence[tuple[str
 ONE_HEADLINE_MIN_CHARS = 8
 
 
+_CLAUSE_BREAK = re.compile(r"[\s,，!！?？:：;；、|｜]+")
+
+
 def _one_headline(a: str, b: str) -> bool:
-    """Whether two headlines (exact forms) are one: equal, or one inside the other (人民日报：…,
-    …-凤凰网, a headline cut short) where the shorter is long enough to say something."""
-    shorter, longer = sorted((a, b), key=len)
-    return bool(shorter) and (shorter == longer or len(shorter) >= ONE_HEADLINE_MIN_CHARS and shorter in longer)
+    """Whether two headlines are one: equal, one inside the other (人民日报：…, …-凤凰网, a headline
+    cut short) where the shorter is long enough to say something, or the same clauses in another
+    order (段子手上线！俞灏明看音乐节… against 俞灏明看音乐节… 段子手上线)."""
+    shorter, longer = sorted((exact_form(a), exact_form(b)), key=len)
+    if not shorter:
+        return False
+    if shorter == longer or len(shorter) >= ONE_HEADLINE_MIN_CHARS and shorter in longer:
+        return True
+    return len(shorter) == len(longer) >= ONE_HEADLINE_MIN_CHARS and _clauses(a) == _clauses(b)
+
+
+def _clauses(headline: str) -> frozenset[str]:
+    return frozenset(filter(None, map(exact_form, _CLAUSE_BREAK.split(headline))))
 
 
 def _common_noun_swapped(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]]) -> bool:
@@ -555,6 +567,7 @@ def _common_noun_swapped(left: Sequence[tuple[str, str]], right: Sequence[tuple[
     the thesaurus does not list (a fourth generator's never-read seeds 210, 215, 218, 220, 226). A
     templated report's other subject is a name, a figure or a polarity word, or its headline says
     another thing too (暴雨预警 against 暴雪预警)."""
+    left, right = [t for t in left if exact_form(t[0])], [t for t in right if exact_form(t[0])]  # less punctuation
     return len(left) == len(right) == 1 and left[0][1] == right[0][1] == "n"
 
 
@@ -864,7 +877,7 @@ def story_template_difference(
     if not read_bodies:
         return None
     part_a, part_b = _opening(body_a, diff_chars), _opening(body_b, diff_chars)
-    one_headline = _one_headline(exact_form(title_a), exact_form(title_b))
+    one_headline = _one_headline(title_a, title_b)
     for sa, sb in _aligned_pairs(part_a, part_b):
         found = _substitution(sa, sb, whole_a, whole_b, 4, slots, subject_names=True, list_items=True, one_headline=one_headline)
         if found and not _lost_list_items(sa, sb, part_a, part_b, whole_a, whole_b) \
