@@ -644,7 +644,7 @@ def story_under_own_headline(title: str, body: str) -> str:
     for at in range(1, min(len(lines) - 1, OWN_HEADLINE_WITHIN_LINES + 1)):
         line = lines[at].strip().strip("【】〔〕[]")
         if exact_form(line) == headline or exact_form(clean_title(line)) == headline:  # 【…-东方网】 too
-            return body.split("\n", at + 1)[at + 1]
+            return "\n".join(lines[at + 1 :])  # the last part is the rest of the body, unsplit
     return body
 
 
