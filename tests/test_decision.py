@@ -768,6 +768,21 @@ def test_a_number_inside_a_longer_one_is_not_stated():
     assert template_difference("共投入1.5亿元，受益2万户。", "共投入1.5亿元，受益2万户，占全市20%。") is None
 
 
+def test_a_figure_in_wan_at_a_pieces_end_is_found_in_the_other_text():
+    """A fourth generator's never-read seed 295: a copy that dropped a quake report's total
+    (直接经济损失1058.5万元) pairs that sentence with one county's (354.5万元), which the other text
+    also states. The piece read ends at 354.5万, and the figure was taken for 354.5 counted in 万
+    instead of 3,545,000, so the copy was refused as a templated report of its own original."""
+    total = "经初步核查，地震造成受灾人口44365人，倒塌房屋201间，直接经济损失1058.5万元。"
+    county = "策勒县山区四乡受灾41752人，倒塌房屋30间，直接经济损失354.5万元。"
+    original, copy = total + county, county
+    title = "新疆地震造成4万余人受灾经济损失上千万"
+    # the read of the original ends after its total, so the total pairs with the copy's county
+    assert story_template_difference(title, original, title, copy, diff_chars=len(total)) is None
+    changed = county.replace("354.5万元", "364.5万元")
+    assert story_template_difference(title, original, title, changed, diff_chars=len(total)) is not None
+
+
 def test_a_figure_cut_short_where_the_read_ends_is_no_substitution():
     """Burst tune seed 573: one copy has two characters more (迅速 for 第一时间), so the first 800
     characters the check reads end inside a patent number at different digits (为2 against

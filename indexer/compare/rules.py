@@ -179,7 +179,8 @@ def _figures(text: str) -> frozenset[tuple[float, str]]:
     out = set()
     for m in _NUMBER.finditer(text):
         number, end = m.group(0), m.end()
-        if number[-1].isdigit() and text[end : end + 1] in ("万", "亿") and text[end + 1 : end + 2] not in _CHINESE_NUMERALS:
+        after = text[end + 1 : end + 2]  # '' where the text ends: in any string, never a numeral
+        if number[-1].isdigit() and text[end : end + 1] in ("万", "亿") and not (after and after in _CHINESE_NUMERALS):
             number, end = number + text[end], end + 1  # 12.8万: one figure (1万2千 is read as its parts)
         while text[end : end + 1] == " ":
             end += 1
