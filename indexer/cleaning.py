@@ -76,6 +76,9 @@ _FONT_SIZE_BAR = r"字号\s*[:：]?\s*(?:[大中小]\s*){2,3}(?:(?:打印|关闭
 # failed to match took exponential time to say so (4x per two names; hours at 190 characters).
 _ROLE_AHEAD = r"(?!通讯员|实习生|记者|摄影)"
 _NAMES = _ROLE_AHEAD + r"[\u4e00-\u9fff·]{2,4}(?:[ 、,]+" + _ROLE_AHEAD + r"[\u4e00-\u9fff·]{2,4}){0,5}"
+_PAGE_DATE = r"(?:19|20)\d{2}\s*[年\-/.]\s*\d{1,2}\s*[月\-/.]\s*\d{1,2}\s*日?"
+_PAGE_TIME = r"\d{1,2}\s*[:：]\s*\d{2}(?:\s*[:：]\s*\d{2})?"
+_CREDIT_FIELD = r"(?:来源|稿源|作者|(?:责任)?编辑|责编|浏览|阅读|点击|字号)\s*[:：|丨]"
 # Bullets and rules that decorate furniture lines (◎文/记者 张三, □首席记者 李四, ▲图片来源:...).
 _LINE_DECORATION = re.compile(r"^[•▪►▶◦‣◎□■▲▼△▽●○◆◇★☆※→←↑↓▎▍|丨>\-—_=~*#·\s]+")
 # Headers of the other stories a site lists under an article (相关阅读, 热门推荐, 猜你喜欢...): the
@@ -119,6 +122,11 @@ _BOILERPLATE_LINE = re.compile(
     r"(?:图片|配图|题图)?(?:来源于?|来自)网络.{0,20}|"
     # Editors and staff: 责任编辑:X, 责编:X, 编辑 | X, 审核:X, 文/X, 图/X, 编辑邮箱:x@y
     r"(?:责任|实习|值班|执行|特约)?(?:编辑|责编|主编|编审|美编)\s*(?:邮箱)?\s*[:：/|丨](?:[^。!?]{0,30}|[^。!?,，]{0,12}[。!])|"
+    # A page's time stamp, alone or with credit fields (2019-12-19 16:33 来源:中国新闻网, 发布时间:
+    # 2019年12月19日 来源:红网); a date alone, unlabelled, may close a notice, and stays.
+    r"(?:(?:发布|更新|发表|录入)?(?:时间|日期)\s*[:：]\s*" + _PAGE_DATE + r"\s*(?:" + _PAGE_TIME + r")?|"
+    + _PAGE_DATE + r"\s*" + _PAGE_TIME + r"|" + _PAGE_DATE + r"(?=\s*" + _CREDIT_FIELD + r"))"
+    r"\s*(?:" + _CREDIT_FIELD + r".{0,60})?|"
     # (记者: is not here: interviews write their questions so.)
     r"(?:审核|审校|校对|监制|编审|终审|初审|复审|排版|制作|策划|出品|撰文|作者|文|图|摄影|视频|通讯员|统筹|投稿邮箱)\s*[:：/|丨].{0,60}|"
     # Bylines: 记者 张三 报道, 上游新闻见习记者 时婷婷, 本报记者 张三 李四 通讯员 王五
@@ -628,22 +636,25 @@ _NON_WORD = re.compile(r"[^\w" + _marks() + r"]+|_+", re.UNICODE)
 
 # A digest that carries one story under another's teaser (【晚间播报】, another headline and its first
 # lines, then 【this headline】 and this story): what comes before the article's own headline, set
-# in its body as a line of its own, is another story's. Read within the first lines only, and
-# only for a headline long enough to be nobody else's.
+# in its body as a line of its own, is another story's. A saved page's main content opens with the
+# headline itself (its <h1>, tags and all: 〔热点〕…), which the title already holds. Read within the
+# first lines only, and only for a headline long enough to be nobody else's.
 OWN_HEADLINE_WITHIN_LINES = 4
 OWN_HEADLINE_MIN_CHARS = 6
 
 
 def story_under_own_headline(title: str, body: str) -> str:
     """A cleaned ``body`` from the line after the article's own (cleaned) headline ``title``, when
-    that line comes after another story's teaser; else the whole body."""
+    that line opens the body or comes after another story's teaser, and more follows; else the
+    whole body."""
     headline = exact_form(title)
     if len(headline) < OWN_HEADLINE_MIN_CHARS:
         return body
     lines = body.split("\n", OWN_HEADLINE_WITHIN_LINES + 1)
-    for at in range(1, min(len(lines) - 1, OWN_HEADLINE_WITHIN_LINES + 1)):
-        line = lines[at].strip().strip("【】〔〕[]")
-        if exact_form(line) == headline or exact_form(clean_title(line)) == headline:  # 【…-东方网】 too
+    for at in range(min(len(lines) - 1, OWN_HEADLINE_WITHIN_LINES + 1)):
+        line = lines[at].strip()
+        # as it is, or a headline's tags (〔热点〕…) or a site's name inside brackets (【…-东方网】) less
+        if headline in (exact_form(line), exact_form(clean_title(line)), exact_form(clean_title(line.strip("【】〔〕[]")))):
             return "\n".join(lines[at + 1 :])  # the last part is the rest of the body, unsplit
     return body
 

@@ -694,7 +694,23 @@ def test_a_digests_teaser_of_another_story_is_not_the_articles_body():
     cut = "云南大理森林火灾明火扑灭过火面积约2..."  # the digest sets its headline with the site's name
     digest = clean_body(f"【早报】喜报！郑州片区一项探索获肯定\n河南自贸试验区又一工作获得高度肯定。\n【{cut}-东方网】\n{story}")
     assert story_under_own_headline(clean_title(cut + "-东方网"), digest) == clean_body(story)
-    # the headline as the first line, a short headline, or the headline far down: the body as it is
-    for body in (f"{headline}\n{story}", "其他新闻\n" * 5 + f"{headline}\n{story}", story):
+    # a short headline, the headline far down, or nothing after it: the body as it is
+    for body in ("其他新闻\n" * 5 + f"{headline}\n{story}", story, f"另一条\n{headline}"):
         assert story_under_own_headline(headline, body) == body
     assert story_under_own_headline("车祸", f"另一条\n车祸\n{story}") == f"另一条\n车祸\n{story}"
+
+
+def test_a_saved_pages_headline_and_time_stamp_are_not_its_story():
+    """A whole page's main content opens with its <h1>, tags and all, and the page's time stamp
+    and source (a fourth generator's never-read seed 311): 来源:中国新闻网 gave the story's lead a
+    place, 中国, that conflicted with its original's 徐汇区, and the page stayed a story of its own."""
+    story = "接到报警后，徐家汇消防中队消防员迅速赶赴现场处置，最终将女子救下。"
+    headline = "沪一女子因分手欲轻生 消防队员从12楼窗台将其救下"
+    page = clean_body(f"〔热点〕{headline}\n2019-12-19 16:33来源:中国新闻网\n{story}")
+    assert story_under_own_headline(headline, page) == clean_body(story)
+    for stamp in ("2019-12-19 16:33", "发布时间：2019年12月19日 来源：红网 作者：张三", "2019年12月19日 来源:红网",
+                  "发布时间:2019年12月19日"):
+        assert clean_body(f"{stamp}\n{story}") == clean_body(story), stamp
+    # an unlabelled date alone may close a notice; a date opening a sentence is the story's
+    assert clean_body("特此通知。\n2019年12月19日").endswith("2019年12月19日")
+    assert clean_body("2019年12月19日，全市召开大会。").startswith("2019年12月19日")
