@@ -461,10 +461,14 @@ def _word_substitution(
             continue
         # Places a headline names by their own names are its subjects even when the body says 我县
         # (顺义县卫生局 against 增城县卫生局, a third generator's never-read seed 81) or rjieba tags
-        # one a common noun (黔南荔波 against 广州天河, a fourth generator's never-read seed 174); a
-        # byline or an outlet is no place. Not one place renamed (顺义县 against 顺义区: they share 顺义).
-        places_named = headline and kind_l == "name" and _holds_a_place(ta[i1:i2]) and _holds_a_place(tb[j1:j2]) \
-            and (runs is not None or not _share_a_word(_joined(ta[i1:i2]), _joined(tb[j1:j2])))
+        # one a common noun (黔南荔波 against 广州天河, a fourth generator's never-read seed 174); so
+        # is an address in the body, named once where it happened (兖州区滨河街 against 西城区南横东街:
+        # an edited report, seed 321). A byline or an outlet is no place, and names no street. Not
+        # one place renamed (顺义县 against 顺义区: they share 顺义).
+        places_named = kind_l == "name" and (
+            headline and _holds_a_place(ta[i1:i2]) and _holds_a_place(tb[j1:j2])
+            or _is_address(ta[i1:i2]) and _is_address(tb[j1:j2])
+        ) and (runs is not None or not _share_a_word(_joined(ta[i1:i2]), _joined(tb[j1:j2])))
         if subject_names and kind_l == "name" and not places_named and (
             all(whole_a.count(w) < 2 for w in slot_l) or all(whole_b.count(w) < 2 for w in slot_r)
         ):
@@ -685,6 +689,14 @@ def _holds_a_place(tokens: Sequence[tuple[str, str]]) -> bool:
     """Whether a token is a place: tagged one, or a name ending in a unit of place (rjieba tags
     彭泽县 a person's name)."""
     return any(tag in _PLACE_TAGS or (len(word) >= 3 and word[-1] in _UNIT_OF_PLACE) for word, tag in tokens)
+
+
+_STREET = re.compile(r"[\u4e00-\u9fff]{2,}(?:路|街|巷|大道|村)")
+
+
+def _is_address(tokens: Sequence[tuple[str, str]]) -> bool:
+    """Whether tokens name a place and a street or village in it (兖州区滨河街, 徐汇区中山西路)."""
+    return _holds_a_place(tokens) and _STREET.search(_joined(tokens)) is not None
 
 
 def _share_a_word(a: str, b: str) -> bool:
