@@ -1028,3 +1028,18 @@ def test_an_address_named_once_in_the_body_is_where_it_happened():
     credit = "事故仍在调查处理中。本文转自{}，如有侵权请联系删除。"
     assert story_template_difference(title, body.format("西城区南横东街") + credit.format("四川在线"),
                                      title, body.format("西城区南横东街") + credit.format("东方网")) is None
+
+
+def test_two_copies_that_each_lost_another_line_of_one_statistics_release_are_no_templated_report():
+    """A fourth generator's never-read seed 298: two copies of one release under one headline,
+    one without the 分领域看 line and one without the 分产业看 line. Those two lines are one frame, so
+    they paired, and 1.0% against 18.2% read as a substituted figure. Each is an item the other
+    copy lost: it names a thing the other text never mentions."""
+    head = "国家统计局15日发布数据，1至11月民间投资同比增长0.2%。1-11月份，全国固定资产投资同比增长2.6%，比1-10月份加快0.8个百分点；"
+    by_field = "分领域看，基础设施投资同比增长1.0%，比1-10月份加快0.3个百分点；"
+    by_sector = "分产业看，第一产业投资同比增长18.2%，比1-10月份加快0.9个百分点；"
+    title = "1至11月民间投资同比增长0.2% 增速年内首次转正"
+    assert story_template_difference(title, head + by_field, "封面新闻｜" + title, head + by_sector) is None
+    # under two headlines (two releases), or the same item with another figure, it still counts
+    assert story_template_difference(title, head + by_field, "1至10月民间投资同比下降0.5%", head + by_sector) is not None
+    assert story_template_difference(title, head + by_field, title, head + by_field.replace("1.0%", "1.6%")) is not None
