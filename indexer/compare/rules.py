@@ -35,7 +35,8 @@ from ..cleaning import exact_form, fold_regional_words
 from ..dates import DATE_WITH_YEAR
 from ..settings import DecisionSettings, SimhashSettings
 from .specifics import (
-    ANONYMISED, CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, FINE_ENDINGS, PROVINCE_NAMES, chinese_number, counties_in_full,
+    ANONYMISED, CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, FINE_ENDINGS, MAJOR_PLACE_NAMES, PROVINCE_NAMES, chinese_number,
+    counties_in_full,
     deciding_figures, describes_place, is_given_name, listed_with_people, opening_figure, without_thousands_separators,
 )
 from .synonyms import are_synonyms
@@ -513,11 +514,12 @@ def _place_names(
 def _both_places(
     left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]]
 ) -> tuple[tuple[str, frozenset[str]], tuple[str, frozenset[str]]] | None:
-    """Two segments that each name a place, read as names whatever else either holds."""
+    """Two segments that each name a place, read as names whatever else either holds (a city's
+    name whatever its tag: 包头 against 赤峰)."""
     if not (_holds_a_place(left) and _holds_a_place(right)):
         return None
-    names = _names(left), _names(right)
-    return names if all(names) else None
+    names = tuple(_names(side) or ("name", frozenset(w for w, tag in side if _is_place(w, tag))) for side in (left, right))
+    return names if all(name[1] for name in names) else None
 
 
 def _anonymised_names(
@@ -686,9 +688,16 @@ def _in_a_name(tokens: Sequence[tuple[str, str]], spans: list[tuple[int, int]]) 
 
 
 def _holds_a_place(tokens: Sequence[tuple[str, str]]) -> bool:
-    """Whether a token is a place: tagged one, or a name ending in a unit of place (rjieba tags
-    彭泽县 a person's name)."""
-    return any(tag in _PLACE_TAGS or (len(word) >= 3 and word[-1] in _UNIT_OF_PLACE) for word, tag in tokens)
+    """Whether a token is a place: tagged one, a name ending in a unit of place (rjieba tags
+    彭泽县 a person's name), or a province's or a city's name (``_is_place``)."""
+    return any(_is_place(word, tag) or (len(word) >= 3 and word[-1] in _UNIT_OF_PLACE) for word, tag in tokens)
+
+
+def _is_place(word: str, tag: str) -> bool:
+    """Whether rjieba tags a token a place, or it is a province's or a city's name whatever the tag
+    (包头 a verb, 烟台 a common noun: a fourth generator's never-read seeds 332, 335). Only ever
+    asked of two slots that must both be places."""
+    return tag in _PLACE_TAGS or word in MAJOR_PLACE_NAMES
 
 
 _STREET = re.compile(r"[\u4e00-\u9fff]{2,}(?:路|街|巷|大道|村)")
@@ -705,8 +714,8 @@ def _share_a_word(a: str, b: str) -> bool:
 
 
 def _within_places(tokens: Sequence[tuple[str, str]], words: frozenset[str]) -> bool:
-    """Whether each of ``words`` lies inside a token rjieba tags as a place."""
-    return all(any(word in token for token, tag in tokens if tag in _PLACE_TAGS) for word in words)
+    """Whether each of ``words`` lies inside a place's token (``_is_place``)."""
+    return all(any(word in token for token, tag in tokens if _is_place(token, tag)) for word in words)
 
 
 _UNIT_OF_PLACE = frozenset("省市县区镇乡村路街")

@@ -514,6 +514,9 @@ COARSE_NAMES = _PROVINCES | _CITIES | frozenset("""
 _CITY_HOMOGRAPHS = frozenset("来宾 阿里 白银 日照 朝阳 安康 大同 长治 白山 黑河 兴安 通化 普洱 红河 文山 山南 中卫 天门 三明 吉安 海东 海北 海西 黄南 玉树 德宏 开封 包头".split())
 # The cities a headline or lead can be told by, as whole words (``rules.place_conflict``).
 CITY_NAMES = _CITIES - _CITY_HOMOGRAPHS
+# Provinces and cities, homographs too: a place where the word it stands for is one (包头 against
+# 赤峰; rjieba tags 包头 a verb and 烟台 a common noun).
+MAJOR_PLACE_NAMES = _PROVINCES | _CITIES
 # Counties and districts as running text writes them, without 县 or 区 (顺义, 龙华, 义乌): the
 # names rarely used as another word, from GB/T 2260 (made by scripts/counties.py), each with the
 # cities and provinces it lies in (龙华: 深圳 广东 海口 海南).
