@@ -530,6 +530,18 @@ def test_a_hard_wrapped_text_is_joined_back_into_its_paragraphs(width):
     assert clean_body("中新网12日电\n" + wrapped + "\n责任编辑:张三") == clean_body(LONG_STORY)
 
 
+def test_a_hard_wrap_is_read_at_the_width_it_was_typeset():
+    """NFKC writes …… as ...... and ⅲ as iii: read after it, wrapped lines with an ellipsis were
+    longer than the width, and a text with a few of them was not unwrapped, leaving 2 / 017年 a
+    figure cut in two (a fourth generator's never-read seeds 328, 340)."""
+    story = ("刚装修好婚房，准备拍婚纱照，她却回不来了……一场意外车祸，让王秋婷在扶贫路上不幸殉职……2017年10月，"
+             "王秋婷被大关县纪委选派到这里驻村扶贫……境内主要河流断面ⅰ-ⅲ类水质比例为94.8%，没有农村生活经历，"
+             "驻村扶贫对她来说是一个考验……她没有畏惧或退缩，默默收拾行囊，搜集政策资料，一头扎进了打瓦村。")
+    wrapped = _hard_wrapped(story, 23)
+    assert sum("…" in line or "ⅲ" in line for line in wrapped.split("\n")) * 20 > wrapped.count("\n") + 1
+    assert clean_body(wrapped) == clean_body(story)
+
+
 def test_a_digest_that_cuts_each_lead_at_one_width_keeps_its_items_apart():
     # Each item's lead cut at 40 characters: lines of one width, like a hard wrap, each followed by
     # the next item's numbered headline, which must stay at the start of its line.
