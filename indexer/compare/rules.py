@@ -36,8 +36,8 @@ from ..dates import DATE_WITH_YEAR
 from ..settings import DecisionSettings, SimhashSettings
 from .specifics import (
     ANONYMISED, CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, FINE_ENDINGS, MAJOR_PLACE_NAMES, PROVINCE_NAMES, chinese_number,
-    counties_in_full,
-    deciding_figures, describes_place, is_given_name, listed_with_people, opening_figure, without_thousands_separators,
+    counties_in_full, deciding_figures, describes_place, is_given_name, listed_with_people, opening_figure,
+    without_thousands_separators,
 )
 from .synonyms import are_synonyms
 
