@@ -565,6 +565,18 @@ def test_headlines_are_read_clause_by_clause_when_a_repost_swapped_their_clauses
                                      "醉酒驾驶电动车 3名驾驶员被沂源交警处罚", body.format("沂源")) is not None
     assert story_template_difference("2名驾驶员被高青交警处罚，醉酒驾驶电动车", body.format("高青"),
                                      "醉酒驾驶电动车 2名驾驶员被高青交警处罚", body.format("高青")) is None
+    # three clauses (seed 359): the edited copy kept one 北京 in its body, which forgave the body's
+    # places; its headline names 沧州 where the other names 北京, once the clauses line up
+    report = ("今天发布的《{0}蓝皮书》显示，{0}市智慧型社区建设取得新进展。蓝皮书由{0}社科院发布。"
+              "蓝皮书显示，{1}网格化社会服务管理信息化程度也在进一步提高。")
+    assert story_template_difference("沧州社科院蓝皮书:沧州已建近1500个“一刻钟服务圈” 社区覆盖率...",
+                                     report.format("沧州", "北京"),
+                                     "北京已建近1500个“一刻钟服务圈”，北京社科院蓝皮书，社区覆盖率...",
+                                     report.format("北京", "北京")) is not None
+    assert story_template_difference("北京社科院蓝皮书:北京已建近1500个“一刻钟服务圈” 社区覆盖率...",
+                                     report.format("北京", "北京"),
+                                     "北京已建近1500个“一刻钟服务圈”，北京社科院蓝皮书，社区覆盖率...",
+                                     report.format("北京", "北京")) is None
 
 
 def test_a_count_of_places_rjieba_tags_as_a_word_is_a_figure():
