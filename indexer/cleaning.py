@@ -41,7 +41,8 @@ from .html import has_closing_tags, html_to_text, is_whole_page, page_text
 # little after them is nothing. 16: a site's name after a hyphen glued to a Chinese headline (…-东方网);
 # a digest's teaser of another story before the article's own headline is not its body. 17: a
 # page's time stamp line (2019-12-19 16:33 来源:X) and the article's own headline opening its body
-# are not its story; hard wraps are read at the width they were typeset (…… before NFKC).
+# are not its story; hard wraps are read at the width they were typeset (…… before NFKC); 凡本网注明…
+# disclaimers and 全文请点击 stubs.
 CLEANING_VERSION = "clean17"
 
 _VOID_TAG = re.compile(r"<\s*(?:br|img|hr)\b[^<>]*>|<!--", re.I)
@@ -137,7 +138,7 @@ _BOILERPLATE_LINE = re.compile(
     + r"(?:\s*(?:通讯员|实习生|记者|摄影)\s*" + _NAMES + r")*\s*(?:报道|摄影?|采写|文/图|整理)?|"
     # Read-more and expand stubs: 点击阅读全文, 展开全文, 继续阅读, 查看更多, 更多精彩:
     r".{0,20}(?:点击|阅读)[「“\"]?(?:阅读)?(?:全文|原文|更多)[」”\"]?[^。!?]{0,20}!*|"
-    r".{0,6}(?:展开全文|展开全部|继续阅读|查看全文|查看更多|加载更多|更多精彩|精彩推荐|点击查看)[^。!?]{0,20}|"
+    r".{0,6}(?:展开全文|展开全部|继续阅读|查看全文|查看更多|加载更多|更多精彩|精彩推荐|点击查看|全文请点击)[^。!?]{0,20}|"
     # Subscribe prompts over a public account's post: 点击上方“大虞发布”可以订阅哦, 点击上方蓝色字体,关注我们
     r"点击上方[^。\n]{0,40}|"
     # Share bars, follow prompts and forum chrome
@@ -166,9 +167,10 @@ _BOILERPLATE_LINE = re.compile(
     r"[^。\n]{0,40}(?:侵权|版权)[^。\n]{0,20}(?:联系|告知|通知)(?:我们|本站|本网|小编|管理员|平台)[^。]{0,12}删除.{0,20}|"
     # A site's own disclaimer, however long its sentences: it opens by naming the text, the site or
     # the law and speaks of reposting, copyright or removal (本文转载仅仅是出于传播信息的需要,并不意味着
-    # 代表本网站观点…; 依据《信息网络传播权保护条例》…如有侵权…删除; 注:本站稿件未经许可不得转载); or an
+    # 代表本网站观点…; 依据《信息网络传播权保护条例》…如有侵权…删除; 注:本站稿件未经许可不得转载;
+    # 凡本网注明“来源:xxx(非本网)”的作品,均转载自其它媒体…); or an
     # outlet's 原创 line forbidding reposts (太仓日报原创文章,未经授权不得转载).
-    r"(?:注|声明|特别提示)?[:：]?\s*(?:本文(?:转载|由|出自|来源|经由|系|未经)|本站(?!记者)|本网站|本平台|此稿|本稿"
+    r"(?:注|声明|特别提示)?[:：]?\s*(?:本文(?:转载|由|出自|来源|经由|系|未经)|本站(?!记者)|本网站|本平台|此稿|本稿|凡本[网站]"
     r"|(?:依据|根据)《信息网络传播权保护条例》)"
     r"(?=[^\n]*?(?:转载|侵权|版权|(?:如需|请)[^\n。]{0,8}删除))[^\n]{0,200}|"
     r"[^\n。]{0,16}原创[^\n。]{0,16}(?:严禁|禁止|不得|谢绝)(?:任何)?(?:转载|复制)[^\n]{0,6}|"

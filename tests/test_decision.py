@@ -212,6 +212,7 @@ def test_cities_rjieba_does_not_tag_as_places_still_place_a_report():
     assert place_conflict(HOSPITAL_JIAOZUO[0], HOSPITAL_LINYI[0], a, b).startswith("places differ")
     # A city name that is another word first (来宾 a guest, 阿里 the company) places nothing.
     assert lead_places("来宾参观了展览") == set() and "阿里" not in lead_places("阿里拟在泰国建物流中心")
+    assert "巴士" not in lead_places("一辆重型卡车因爆胎失控，撞向一辆奔驰小型巴士")  # a bus (fourth generator seed 369)
     # A preposition glued to the next character is no place (以山为家, tagged 以山; heldout tune
     # seed 746: a partial quote of a forester's profile refused by its trimmed repost as "places
     # differ: ['以山'] vs ['广西壮族自治区', '维都']"), unless the gazetteer knows the word.
@@ -350,6 +351,11 @@ def test_two_names_before_one_place_ending_are_a_substitution():
     assert template_difference("送往县人民医院救治", "送往县中医医院救治") is None  # kinds of hospital, no names
     seen = "9日凌晨，民警{}市场里有一名男子形迹可疑，遂上前盘查。"
     assert template_difference(seen.format("发现"), seen.format("察觉")) is None
+    # a synonym and a verb of saying swapped (驾驶员表示 against 司机称, a fourth generator's never-read
+    # seed 362): 同义词词林 puts 表示 and 称 in different groups
+    said = "据{0}，当时车速不快，{0}事后报了警。运奶车侧翻撞坏四辆轿车。"
+    assert story_template_difference("运奶车侧翻撞坏四轿车", said.format("驾驶员表示"),
+                                     "运奶车侧翻撞坏四轿车", said.format("司机称")) is None
     # households are counted: 五户 against 二户
     assert template_difference("抚州五户人家近10万现金被盗", "抚州二户人家近10万现金被盗").startswith("number")
 
