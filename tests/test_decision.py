@@ -583,6 +583,12 @@ def test_headlines_are_read_clause_by_clause_when_a_repost_swapped_their_clauses
                                      report.format("北京", "北京"),
                                      "北京已建近1500个“一刻钟服务圈”，北京社科院蓝皮书，社区覆盖率...",
                                      report.format("北京", "北京")) is None
+    # a clause without a partner in the other headline: not the same clauses in another order
+    from indexer.compare.rules import _clauses_in_order_of
+    other = "部署防汛工作！市政府召开常务会议：全市启动三级响应"
+    assert _clauses_in_order_of("市政府召开常务会议，部署防汛工作，要求压实责任", other)[0] == other
+    assert _clauses_in_order_of("市政府召开常务会议，部署防汛工作，全市启动三级响应", other)[0] == \
+        "市政府召开常务会议，部署防汛工作，全市启动三级响应"
 
 
 def test_a_count_of_places_rjieba_tags_as_a_word_is_a_figure():
