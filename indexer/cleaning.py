@@ -42,7 +42,7 @@ from .html import has_closing_tags, html_to_text, is_whole_page, page_text
 # a digest's teaser of another story before the article's own headline is not its body. 17: a
 # page's time stamp line (2019-12-19 16:33 来源:X) and the article's own headline opening its body
 # are not its story; hard wraps are read at the width they were typeset (…… before NFKC); 凡本网注明…
-# disclaimers and 全文请点击 stubs.
+# disclaimers and 全文请点击 stubs; a site's name ending in 资讯 after a headline (…_一点资讯).
 CLEANING_VERSION = "clean17"
 
 _VOID_TAG = re.compile(r"<\s*(?:br|img|hr)\b[^<>]*>|<!--", re.I)
@@ -62,7 +62,7 @@ _HEADLINE_PREFIX = re.compile(
 # hyphen glued to a Chinese headline (not 新冠-19 or 2020-2021: the name after it is Chinese words).
 _TITLE_SITE_SUFFIX = re.compile(
     r"\s*(?:(?:[_|｜丨]|\s-\s|——)\s*[^_|｜丨]{1,16}|(?<=[\u4e00-\u9fff…。！？）”.])-[\u4e00-\u9fff·]{1,16}?)"
-    r"(?:网|新闻|报|频道|在线|日报|晚报|客户端|头条|贴吧|论坛|博客|News|news)\s*$")
+    r"(?:网|新闻|资讯|报|频道|在线|日报|晚报|客户端|头条|贴吧|论坛|博客|News|news)\s*$")
 
 # Repost furniture: what sites put around a story (leads, bylines, credits, disclaimers, app prompts,
 # share bars, stubs) rather than the story itself. Two reposts of one story carry different furniture,

@@ -15,6 +15,8 @@ def test_a_sites_name_after_a_glued_hyphen_is_stripped():
     # 1...... against 129 was read with -东方网 glued to it, a figure substituted)
     assert clean_title("广州天河一家鞋厂129员工食物中毒-东方网") == "广州天河一家鞋厂129员工食物中毒"
     assert clean_title("广州天河一家鞋厂1......-东方网") == "广州天河一家鞋厂1......"
+    # a portal's name ending in 资讯 (seed 398: 数…_一点资讯 against 数百人食物中毒)
+    assert clean_title("常州武进区一家工厂数…_一点资讯") == "常州武进区一家工厂数..."
     for kept in ("新冠-19疫苗", "2020-2021赛季", "中国-东盟博览会在南宁开幕"):
         assert clean_title(kept) == kept
 

@@ -149,9 +149,11 @@ def _one_kind(left: tuple[str, frozenset[str]] | None, right: tuple[str, frozens
 
 
 def _names(words: Sequence[tuple[str, str]]) -> tuple[str, frozenset[str]] | None:
-    """The name slot of a segment: its nouns and names (not a figure, not 记者 or 本报)."""
+    """The name slot of a segment: its nouns and names (not a figure, not 记者 or 本报, not marks alone:
+    the ellipsis of a headline cut short, a fourth generator's never-read seed 406)."""
     names = frozenset(w for w, f in words
-                      if f in _NOUNISH and len(w) >= 2 and not _NUMBER.fullmatch(w) and w not in _SELF_REFERENCES)
+                      if f in _NOUNISH and len(w) >= 2 and not _NUMBER.fullmatch(w) and w not in _SELF_REFERENCES
+                      and exact_form(w))
     return ("name", names) if names else None
 
 
