@@ -425,11 +425,15 @@ def normalize(text: str) -> str:
     simplified, literal \\n escapes as line breaks, lower case, unified spaces."""
     if "&" in text:  # &ldquo; &nbsp; &#8220; written into plain text (markup is parsed before); not a URL's &sect=2
         text = _ENTITY.sub(lambda m: html.unescape(m.group()), text)
-    text = fold_script(_INVISIBLE.sub("", nfkc(text)))
+    text = _line_breaks_unified(fold_script(_INVISIBLE.sub("", nfkc(text))))
+    return _SPACES.sub(" ", text).lower()
+
+
+def _line_breaks_unified(text: str) -> str:
+    """``text`` with literal \\n escapes as line breaks and every line break a \\n."""
     if "\\" in text:
         text = _LITERAL_ESCAPE.sub(_unescape_whitespace, text)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _SPACES.sub(" ", text).lower()
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 # A date in brackets at a headline's end names the day's edition of a bulletin, not a re-poster's
@@ -543,10 +547,7 @@ def clean_body(content: str) -> str:
     # several (…… as ......, ⅲ as iii): wrapped lines with an ellipsis looked longer than the width,
     # and a text with a few was not unwrapped (a fourth generator's never-read seeds 328, 340: 2 /
     # 017年 read as a substituted figure). Full-width forms fold one for one; invisibles take no room.
-    typeset = _INVISIBLE.sub("", _full_width_folded(content))
-    if "\\" in typeset:
-        typeset = _LITERAL_ESCAPE.sub(_unescape_whitespace, typeset)
-    typeset = typeset.replace("\r\n", "\n").replace("\r", "\n")
+    typeset = _line_breaks_unified(_INVISIBLE.sub("", _full_width_folded(content)))
     source = normalize("\n".join(unwrapped(typeset.split("\n")))).split("\n")
     for at, line in enumerate(source):
         text = line.strip()
@@ -669,8 +670,11 @@ def story_under_own_headline(title: str, body: str) -> str:
     lines = body.split("\n", OWN_HEADLINE_WITHIN_LINES + 1)
     for at in range(min(len(lines) - 1, OWN_HEADLINE_WITHIN_LINES + 1)):
         line = lines[at].strip()
-        # as it is, or a headline's tags (〔热点〕…) or a site's name inside brackets (【…-东方网】) less
-        if headline in (exact_form(line), exact_form(clean_title(line)), exact_form(clean_title(line.strip("【】〔〕[]")))):
+        bare = line.strip("【】〔〕[]")
+        # as it is, or a headline's tags (〔热点〕…) or a site's name inside brackets (【…-东方网】) less;
+        # cleaned only when needed: clean_title is the dear part, and most lines are the story's
+        if exact_form(line) == headline or exact_form(clean_title(line)) == headline \
+                or bare != line and exact_form(clean_title(bare)) == headline:
             return "\n".join(lines[at + 1 :])  # the last part is the rest of the body, unsplit
     return body
 

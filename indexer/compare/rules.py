@@ -577,6 +577,8 @@ def _clauses_in_order_of(title_a: str, title_b: str) -> tuple[str, float]:
     电动车 against 醉酒驾驶电动车 3名驾驶员被沂源交警处罚: an edited report re-titled by a repost, a fourth
     generator's never-read seed 237; 沧州社科院蓝皮书:沧州已建… against 北京已建…,北京社科院蓝皮书, seed
     359); and the ratio of the headlines so read."""
+    if title_a == title_b:  # most pairs compared: copies under one headline
+        return title_b, 1.0
     ratio = SequenceMatcher(None, title_a, title_b, autojunk=False).ratio()
     parts_a, parts_b = _CLAUSE_BREAK.split(title_a.strip()), _CLAUSE_BREAK.split(title_b.strip())
     if not 2 <= len(parts_a) == len(parts_b) <= MAX_REORDERED_CLAUSES or not all(parts_a + parts_b):
