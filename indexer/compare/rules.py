@@ -213,6 +213,22 @@ def _states_figures(segment: str, text: str) -> bool:
     return False
 
 
+def _figures_rotated(
+    unstated: tuple[dict[str, str], dict[str, str]], segment_a: str | None, segment_b: str | None
+) -> tuple[str, str] | None:
+    """Two figures of one unit in one pair of aligned pieces, each stated by its own text alone,
+    where each was put in place of a figure the other text states elsewhere: the counts of an
+    edited report moved round (被撞的4辆…3辆 against 被撞的8辆…4辆, a fourth generator's never-read
+    seed 420), not a copy. ``unstated`` gathers each side's such figures by unit over the pieces."""
+    for side, segment in enumerate((segment_a, segment_b)):
+        if segment is not None:
+            for _, unit in _figures(segment):
+                if _unit_word(unit):
+                    unstated[side].setdefault(unit, segment)
+    unit = next((u for u in unstated[0] if u in unstated[1]), None)
+    return (unstated[0][unit], unstated[1][unit]) if unit is not None else None
+
+
 def _states_figure_of(tokens: Sequence[tuple[str, str]], i: int, j: int, text: str) -> bool:
     """Whether ``text`` states the figure of tokens i..j with its unit (``_states_figures``); a head
     count by what happened to those counted, or a magnitude, not where the text gives the value
@@ -403,6 +419,7 @@ def _word_substitution(
     ta, tb = _tagged(part_a), _tagged(part_b)
     matcher = SequenceMatcher(None, [w for w, _ in ta], [w for w, _ in tb], autojunk=False)
     found = None  # with list_items, the pieces are read to the end: a list item's name may come last
+    unstated: tuple[dict[str, str], dict[str, str]] = ({}, {})  # figures one side alone states, by unit
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "replace" or _joined(ta[i1:i2]) == _joined(tb[j1:j2]):
             continue  # the same characters cut two ways (11:3 0 against 11:30: a space or a line break inside)
@@ -460,6 +477,12 @@ def _word_substitution(
                 (left_in_b and right_in_a) or _named_as_subject(ta[i1:i2], whole_b) or _named_as_subject(tb[j1:j2], whole_a)
             ):
                 return None  # whichever slots are read: a list item's figures are its own
+            rotated = kind_l == "number" and not headline and "number" in slots and _figures_rotated(
+                unstated, None if left_in_b else _segment(ta, i1, i2), None if right_in_a else _segment(tb, j1, j2))
+            if rotated:
+                found = found or f"number differs: {rotated[0]!r} vs {rotated[1]!r}"
+                if not list_items:
+                    return found
             continue
         if kind_l.split(":")[0] not in slots and not ("place" in slots and headline_places):
             continue
@@ -471,7 +494,7 @@ def _word_substitution(
         # one place renamed (顺义县 against 顺义区: they share 顺义).
         places_named = kind_l == "name" and (
             headline and _holds_a_place(ta[i1:i2]) and _holds_a_place(tb[j1:j2])
-            or _is_address(ta[i1:i2]) and _is_address(tb[j1:j2])
+            or _is_address(_with_street_unit(ta, i1, i2)) and _is_address(_with_street_unit(tb, j1, j2))
         ) and (runs is not None or not _share_a_word(_joined(ta[i1:i2]), _joined(tb[j1:j2])))
         if subject_names and kind_l == "name" and not places_named and (
             all(whole_a.count(w) < 2 for w in slot_l) or all(whole_b.count(w) < 2 for w in slot_r)
@@ -600,19 +623,38 @@ def _clauses_in_order_of(title_a: str, title_b: str) -> tuple[str, float]:
 
 def _common_noun_swapped(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]]) -> bool:
     """Whether two segments are one common noun each (火势 against 火情, 报警 against 报案, 消防官兵
-    against 消防队员): under one headline, the rewording of a repost that swaps words for synonyms
-    the thesaurus does not list (a fourth generator's never-read seeds 210, 215, 218, 220, 226). A
+    against 消防队员), or words swapped word for word (``_reworded_word_for_word``): under one
+    headline, the rewording of a repost that swaps words for synonyms the thesaurus does not list
+    (a fourth generator's never-read seeds 210, 215, 218, 220, 226). A
     templated report's other subject is a name, a figure or a polarity word, or its headline says
     another thing too (暴雨预警 against 暴雪预警). Words rjieba cut two ways around the noun are read
     by the nouns that differ (缉私|民警 against 缉私警察, seed 319)."""
     left, right = [t for t in left if exact_form(t[0])], [t for t in right if exact_form(t[0])]  # less punctuation
+    if len(left) == len(right) and _reworded_word_for_word(left, right):
+        return True
     if len(left) == len(right) == 1:
-        return left[0][1] == right[0][1] == "n"
+        return False
     a, b = _joined(left), _joined(right)
     head = len(commonprefix([a, b]))
     tail = len(commonprefix([a[head:][::-1], b[head:][::-1]]))
     return head + tail > 0 and all(
         _one_noun_over(tokens, head, len(_joined(tokens)) - tail) for tokens in (left, right))
+
+
+# Parts of speech whose words a rewording repost swaps for others of their kind (救援队赶赴 against
+# 营救队赶到); a templated report's slots are names, figures and polarity words.
+_SWAPPED_WORD_TAGS = frozenset({"n", "v"})
+
+
+def _reworded_word_for_word(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]]) -> bool:
+    """Whether two segments of as many words differ word for word in common nouns or verbs swapped,
+    or synonyms, at least one a noun: 已经|报案 against 已|报警, 救援队|赶赴 against 营救队|赶到 (a fourth
+    generator's never-read seeds 417, 429). A place's name is no common noun (rjieba tags 商丘 one)."""
+    swapped = [(x, y) for x, y in zip(left, right) if x[0] != y[0]]
+    return any(x[1] == y[1] == "n" for x, y in swapped) and all(
+        x[1] == y[1] in _SWAPPED_WORD_TAGS and not (_is_place(*x) or _is_place(*y))
+        or x[1] not in _PROPER_TAGS and y[1] not in _PROPER_TAGS and are_synonyms(x[0], y[0])
+        for x, y in swapped)
 
 
 def _one_noun_over(tokens: Sequence[tuple[str, str]], start: int, end: int) -> bool:
@@ -716,7 +758,18 @@ def _is_place(word: str, tag: str) -> bool:
     return tag in _PLACE_TAGS or word in MAJOR_PLACE_NAMES
 
 
-_STREET = re.compile(r"[\u4e00-\u9fff]{2,}(?:路|街|巷|大道|村)")
+_STREET_UNITS = ("路", "街", "巷", "大道", "村")
+_STREET = re.compile(r"[\u4e00-\u9fff]{2,}(?:" + "|".join(_STREET_UNITS) + ")")
+
+
+def _with_street_unit(tokens: Sequence[tuple[str, str]], i: int, j: int) -> Sequence[tuple[str, str]]:
+    """Tokens i..j, and the word after them where it is a street's unit that rjieba cut off the
+    street's name (西城区|南横|东街 against 海淀区|人民|东街: the runs differ, 东街 is shared; a fourth
+    generator's never-read seed 420)."""
+    after = tokens[j] if j < len(tokens) else ("", "")
+    if after[0].endswith(_STREET_UNITS) and (len(after[0]) == 1 or len(after[0]) == 2 and after[1] == "ns"):  # not 农村
+        return tokens[i : j + 1]
+    return tokens[i:j]
 
 
 def _is_address(tokens: Sequence[tuple[str, str]]) -> bool:
@@ -911,11 +964,22 @@ def _varies_in_templates(phrase: str) -> bool:
 
 def _without_hook(title: str) -> str:
     """``title`` less its opening hook, unless the hook is what a templated report varies
-    (涨停！, 暴雨预警！, 北京！)."""
+    (涨停！, 暴雨预警！, 北京！), and less the outlet a repost credits before it (``_OUTLET_BEFORE``)."""
     m = _HOOK.match(title)
-    if not m or _varies_in_templates(m.group(1)):
-        return title
-    return title[m.end():] or title
+    if m and not _varies_in_templates(m.group(1)):
+        title = title[m.end():] or title
+    m = _OUTLET_BEFORE.match(title)
+    return title[m.end():] if m and len(title) > m.end() else title
+
+
+# An outlet a repost credits before the headline (人民日报：…, 新京报：…, 央视新闻|…): two reposts of
+# one story credit two (a fourth generator's never-read seed 434). Told by how newspapers, agencies,
+# news sites and apps end their names, not by 报 alone (警方通报：…, 天气预报：… say who or what the
+# news is about, which a templated report varies); a site's name in 网 only short (中新网, 人民网),
+# as 国家电网：… is a company's news.
+_OUTLET_BEFORE = re.compile(
+    r"^(?:[^\s:：|｜丨!！,，。]{0,8}(?:日报|晚报|早报|时报|商报|快报|都市报|青年报|新京报|通讯社|新华社|新闻|客户端|电视台|频道)"
+    r"|[^\s:：|｜丨!！,，。]{1,2}网|南都|央视)\s*[:：|｜丨]\s*")
 
 
 # A headline's closing hook, after its last comma: ，最新消息来了, ，背后真相令人唏嘘, ，网友炸锅了. Reposts
