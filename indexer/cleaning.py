@@ -42,8 +42,9 @@ from .html import has_closing_tags, html_to_text, is_whole_page, page_text
 # a digest's teaser of another story before the article's own headline is not its body. 17: a
 # page's time stamp line (2019-12-19 16:33 来源:X) and the article's own headline opening its body
 # are not its story; hard wraps are read at the width they were typeset (…… before NFKC); 凡本网注明…
-# disclaimers and 全文请点击 stubs; a site's name ending in 资讯 after a headline (…_一点资讯).
-CLEANING_VERSION = "clean17"
+# disclaimers and 全文请点击 stubs; a site's name ending in 资讯 after a headline (…_一点资讯). 18:
+# 最新消息： before a headline is a tag.
+CLEANING_VERSION = "clean18"
 
 _VOID_TAG = re.compile(r"<\s*(?:br|img|hr)\b[^<>]*>|<!--", re.I)
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
@@ -54,7 +55,7 @@ _TRAILING_TAG = re.compile(r"(?:\s*[【〔［\[〖(（][^】〕］\]〗)）]{1,1
 _ANY_LENTICULAR = re.compile(r"【[^】]{1,12}】")
 # 突发！ 重磅： 快讯| 独家丨 ... words a re-poster puts in front of a headline.
 _HEADLINE_PREFIX = re.compile(
-    r"^\s*(?:突发|重磅|快讯|独家|最新|紧急|热点|关注|滚动|速看|刚刚|注意|提醒|официально|breaking|update)"
+    r"^\s*(?:突发|重磅|快讯|独家|最新消息|最新|紧急|热点|关注|滚动|速看|刚刚|注意|提醒|официально|breaking|update)"
     r"\s*[!！:：|丨｜·\-—]+\s*",
     re.I,
 )

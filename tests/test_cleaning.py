@@ -8,6 +8,10 @@ def test_title_tags_and_prefixes_are_stripped():
     assert clean_title("【快讯】突发！北京今天下暴雨_新浪新闻") == "北京今天下暴雨"
     assert clean_title("〔关注〕重磅：央行宣布降准0.5个百分点") == "央行宣布降准0.5个百分点"
     assert clean_title("[视频]市民冒雨排队 (图)") == "市民冒雨排队"
+    # 最新消息： is a tag too (a fourth generator's never-read seed 452: 最新消息：兰州火灾事故 was not
+    # one headline with 兰州火灾事故, so a swapped noun in its body read as a templated report's)
+    assert clean_title("最新消息：兰州火灾事故") == "兰州火灾事故"
+    assert clean_title("最新消息称兰州发生火灾") == "最新消息称兰州发生火灾"
 
 
 def test_a_sites_name_after_a_glued_hyphen_is_stripped():
