@@ -686,6 +686,54 @@ def test_a_code_of_letters_and_digits_is_a_number_whole():
     assert template_difference("地铁4号线今起试运营", "地铁M4线今起试运营") is None
 
 
+def test_an_edited_report_is_told_from_a_copy_with_its_paragraphs_reordered(make_indexer):
+    """A fourth generator's never-read seed 449: one copy moved the report's first paragraphs to its
+    end, and an edited report changed a figure in its third paragraph. Each text's first 800
+    characters held paragraphs the other's did not, so the changed figure had no partner sentence
+    read, and the edit joined the copy's cluster as near."""
+    paragraphs = [
+        "8月20日，杭州一家长租公寓服务商由于盲目扩张导致资金链断裂，传出爆仓消息，成为今年首家破产的长租公寓服务商。"
+        "事发后，数百名租客聚集在公司门口，要求退还押金和预付租金。公司负责人表示，正在与合作银行协商解决办法。"
+        "租客李女士说，她上个月刚刚交了一年的房租，现在房东要求她在一周之内搬走。",
+        "记者调查发现，这家公司通过租金贷的方式吸引租客一次性支付一年租金，再将资金用于收购房源和同业品牌。"
+        "多位业内人士认为，这种高收低租的模式风险极高，一旦房源空置率上升，资金链就会面临断裂的危险。"
+        "一些租客表示，签合同时中介从来没有说过这是一笔贷款，只说是分期付款可以享受优惠。",
+        "据知情人介绍，该公司去年用{}亿元收购了三十多家同业品牌，并在全国十多个城市开设门店。"
+        "但由于管理跟不上，不少门店长期亏损，公司不得不依靠新的租金贷款来填补旧的资金缺口。"
+        "这些门店大多开在写字楼和高校附近，主要面向刚刚参加工作的年轻人和在校学生。",
+        "在一份法院的民事判决书上，记者注意到，该公司曾因拖欠房东租金被起诉，法院判决其支付欠款及违约金。"
+        "房东王先生说，他的两套房子已经有三个月没有收到租金，多次联系公司都没有得到答复。"
+        "该公司的法定代表人目前已经联系不上，公司官网和客服电话也都处于无法访问的状态。",
+        "业内专家表示，长租公寓行业在快速扩张的同时，也暴露出资金监管不到位、信息披露不充分等问题。"
+        "专家建议，监管部门应尽快出台措施，规范租金贷业务，把租客的押金和租金纳入第三方账户管理。"
+        "也有专家认为，应当建立行业黑名单制度，让违规经营的企业付出应有的代价。",
+        "目前，当地住房和城乡建设部门已经介入调查，并要求该公司尽快制定退款方案，保障租客的合法权益。"
+        "相关部门提醒广大租客，在签订租房合同时要仔细阅读条款，谨慎选择一次性支付全年租金的方式。"
+        "街道办事处的工作人员也来到现场，登记租客的信息，并安排律师为租客提供法律咨询。",
+        "一位在该公司工作了两年的员工告诉记者，公司从上个月开始就拖欠员工工资，不少同事已经离职。"
+        "他说，公司高层一直承诺会有新的投资进来，但直到破产消息传出，也没有看到任何资金到位。"
+        "这名员工还说，公司的财务部门在一个月前就已经全部撤离，办公室里只剩下几台电脑。",
+        "律师提醒，租客如果已经签订了租金贷合同，应当及时与贷款机构联系，说明房屋无法继续居住的情况。"
+        "如果贷款机构继续扣款，租客可以向金融监管部门投诉，必要时通过诉讼维护自己的权益。"
+        "他还建议租客保留好合同、付款凭证和聊天记录等证据，以便日后维权时使用。",
+        "记者了解到，今年以来，全国已有多家长租公寓企业出现经营困难，部分企业被曝出卷款跑路。"
+        "分析人士指出，行业洗牌在所难免，只有合规经营、稳健发展的企业才能在竞争中生存下来。"
+        "也有分析人士认为，租金贷本身并无问题，关键在于资金的流向是否受到有效监管。",
+    ]
+    title = "变味租金贷：有中介暗箱操作 收购30多家同业品牌"
+    original = "\n".join(paragraphs).format(5)
+    reordered = "\n".join(paragraphs[4:] + paragraphs[:4]).format(5)
+    edited = "\n".join(paragraphs).format(12)
+    ix = make_indexer()
+    out = ix.index_many([
+        {"id": "reordered", "title": title, "content": reordered},
+        {"id": "edited", "title": title, "content": edited},
+        {"id": "original", "title": title, "content": original},
+    ])
+    assert out[1].decision == Decision.NEW, out[1]
+    assert out[2].cluster_id == "reordered"
+
+
 def test_lottery_draws_under_one_headline_stay_apart(make_indexer):
     ix = make_indexer()
     body = "中国福利彩票双色球第2024115期开奖结果出炉，红球号码为{r}，蓝球号码为{b}。本期一等奖中出{n}注，单注奖金{p}万元。"
