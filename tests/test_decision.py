@@ -558,6 +558,12 @@ def test_a_common_noun_swapped_under_one_headline_is_a_rewording():
     theft = "我的车内证件也丢了，{}，作案人的手机号也有。我{}后，民警很快到场。"
     assert story_template_difference("平遥：砸车玻璃偷东西的人逮了", theft.format("已经报案", "报案"),
                                      "平遥：砸车玻璃偷东西的人逮了", theft.format("已报警", "报警")) is None
+    # a headline re-titled by a verb for another is still one headline (seed 467)
+    quake_loss = "智利北部海域发生地震，目前尚无人员伤亡和{}的报告。当地政府表示，{}正在统计中。"
+    assert story_template_difference("智利北部海域发生6.2级地震", quake_loss.format("经济损失", "经济损失"),
+                                     "智利北部海域出现6.2级地震", quake_loss.format("财产损失", "财产损失")) is None
+    assert story_template_difference("北京发布暴雨预警", warning.format("北京", "暴雨", "暴雨"),
+                                     "北京发布暴雪预警", warning.format("北京", "暴雪", "暴雪")) is not None
     # a place is no common noun, even one rjieba tags so (商丘)
     police = "{}警方赶赴现场，{}警方已立案调查。"
     assert story_template_difference("警方立案调查", police.format("商丘", "商丘"), "警方立案调查", police.format("烟台", "烟台")) \
