@@ -449,7 +449,7 @@ def _word_substitution(
             continue
         if kind_l == "number" and _cut_short(ta, i1, i2, tb, j1, j2, headline):
             continue
-        if kind_l == "name" and (_synonyms_swapped(ta[i1:i2], tb[j1:j2]) or one_headline and _common_noun_swapped(ta[i1:i2], tb[j1:j2])):
+        if kind_l == "name" and (_words_swapped(ta[i1:i2], tb[j1:j2]) or one_headline and _common_noun_swapped(ta[i1:i2], tb[j1:j2])):
             continue
         if kind_l == "name":  # a slot's proper names, where it has some, say whose it is: 大学 of 常州大学 is in 哈尔滨工程大学
             slot_l, slot_r = runs or (_proper_words(ta[i1:i2], slot_l), _proper_words(tb[j1:j2], slot_r))
@@ -563,12 +563,22 @@ def _anonymised_names(
     return ("name", frozenset({names[0]})), ("name", frozenset({names[1]}))
 
 
-def _synonyms_swapped(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]]) -> bool:
-    """Whether two segments differ only in common words swapped for their synonyms (状况 for 情况,
-    小孩 for 孩子: a rewritten repost), word for word; a proper name is never a synonym."""
-    return len(left) == len(right) and any(a != b for (a, _), (b, _) in zip(left, right)) and all(
-        a == b or (tag_a not in _PROPER_TAGS and tag_b not in _PROPER_TAGS and are_synonyms(a, b))
-        for (a, tag_a), (b, tag_b) in zip(left, right))
+Token = tuple[str, str]
+
+
+def _words_swapped(left: Sequence[Token], right: Sequence[Token], tags: frozenset[str] = frozenset()) -> list[tuple[Token, Token]]:
+    """The pairs of words at which two segments of as many words differ, where each pair is a
+    rewording: common words swapped for their synonyms (状况 for 情况, 小孩 for 孩子: a rewritten
+    repost; a proper name is never a synonym), or two words of one of ``tags`` that name no place
+    (报案 for 报警, 发生 for 出现). Empty where the segments are not so, or do not differ."""
+    if len(left) != len(right):
+        return []
+    swapped = [(x, y) for x, y in zip(left, right) if x[0] != y[0]]
+    reworded = all(
+        x[1] == y[1] in tags and not (_is_place(*x) or _is_place(*y))
+        or x[1] not in _PROPER_TAGS and y[1] not in _PROPER_TAGS and are_synonyms(x[0], y[0])
+        for x, y in swapped)
+    return swapped if reworded else []
 
 
 # Of two headlines, one holding the other whole (a source before it, a site after it, or cut
@@ -585,21 +595,10 @@ def _one_headline(a: str, b: str) -> bool:
     (段子手上线！俞灏明看音乐节… against 俞灏明看音乐节… 段子手上线) are put in one order first
     (``_clauses_in_order_of``)."""
     shorter, longer = sorted((exact_form(a), exact_form(b)), key=len)
+    # or re-titled by a verb for another, or a synonym (智利北部海域发生6.2级地震 against …出现…, a
+    # fourth generator's never-read seed 467); not a noun: 暴雨预警 against 暴雪预警 say other things
     return bool(shorter) and (shorter == longer or len(shorter) >= ONE_HEADLINE_MIN_CHARS and shorter in longer) \
-        or _verbs_swapped(a, b)
-
-
-def _verbs_swapped(a: str, b: str) -> bool:
-    """Whether two headlines differ only in verbs swapped word for word, or synonyms: a re-titled
-    repost (智利北部海域发生6.2级地震 against …出现6.2级地震, a fourth generator's never-read seed
-    467). Not nouns: 暴雨预警 against 暴雪预警 say other things."""
-    ta, tb = _tagged(a), _tagged(b)
-    if len(ta) != len(tb):
-        return False
-    swapped = [(x, y) for x, y in zip(ta, tb) if x[0] != y[0]]
-    return bool(swapped) and all(
-        x[1] == y[1] == "v" or x[1] not in _PROPER_TAGS and y[1] not in _PROPER_TAGS and are_synonyms(x[0], y[0])
-        for x, y in swapped)
+        or bool(_words_swapped(_tagged(a), _tagged(b), _VERBS))
 
 
 # Headlines of this many clauses at most are read in one order (a clause matched to each clause:
@@ -637,15 +636,15 @@ def _clauses_in_order_of(title_a: str, title_b: str) -> tuple[str, float]:
 
 def _common_noun_swapped(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]]) -> bool:
     """Whether two segments are one common noun each (火势 against 火情, 报警 against 报案, 消防官兵
-    against 消防队员), or words swapped word for word (``_reworded_word_for_word``): under one
+    against 消防队员), or words swapped word for word, one a noun (``_words_swapped``): under one
     headline, the rewording of a repost that swaps words for synonyms the thesaurus does not list
     (a fourth generator's never-read seeds 210, 215, 218, 220, 226). A
     templated report's other subject is a name, a figure or a polarity word, or its headline says
     another thing too (暴雨预警 against 暴雪预警). Words rjieba cut two ways around the noun are read
     by the nouns that differ (缉私|民警 against 缉私警察, seed 319)."""
     left, right = [t for t in left if exact_form(t[0])], [t for t in right if exact_form(t[0])]  # less punctuation
-    if len(left) == len(right) and _reworded_word_for_word(left, right):
-        return True
+    if any(x[1] == y[1] == "n" for x, y in _words_swapped(left, right, _COMMON_WORD_TAGS)):
+        return True  # word for word, one a noun at least (已经|报案 against 已|报警, seeds 417, 429)
     if len(left) == len(right) == 1:
         return False
     a, b = _joined(left), _joined(right)
@@ -656,19 +655,10 @@ def _common_noun_swapped(left: Sequence[tuple[str, str]], right: Sequence[tuple[
 
 
 # Parts of speech whose words a rewording repost swaps for others of their kind (救援队赶赴 against
-# 营救队赶到); a templated report's slots are names, figures and polarity words.
-_SWAPPED_WORD_TAGS = frozenset({"n", "v"})
-
-
-def _reworded_word_for_word(left: Sequence[tuple[str, str]], right: Sequence[tuple[str, str]]) -> bool:
-    """Whether two segments of as many words differ word for word in common nouns or verbs swapped,
-    or synonyms, at least one a noun: 已经|报案 against 已|报警, 救援队|赶赴 against 营救队|赶到 (a fourth
-    generator's never-read seeds 417, 429). A place's name is no common noun (rjieba tags 商丘 one)."""
-    swapped = [(x, y) for x, y in zip(left, right) if x[0] != y[0]]
-    return any(x[1] == y[1] == "n" for x, y in swapped) and all(
-        x[1] == y[1] in _SWAPPED_WORD_TAGS and not (_is_place(*x) or _is_place(*y))
-        or x[1] not in _PROPER_TAGS and y[1] not in _PROPER_TAGS and are_synonyms(x[0], y[0])
-        for x, y in swapped)
+# 营救队赶到, 发生 against 出现); a templated report's slots are names, figures and polarity words. A
+# place's name is none of them, whatever rjieba tags it (商丘 a common noun, 包头 a verb).
+_COMMON_WORD_TAGS = frozenset({"n", "v"})
+_VERBS = frozenset({"v"})
 
 
 def _one_noun_over(tokens: Sequence[tuple[str, str]], start: int, end: int) -> bool:
