@@ -232,6 +232,12 @@ def test_a_clock_or_an_agency_named_after_a_place_places_no_report():
     fiji = "斐济发生7.1级地震。北京时间1月24日11时35分，据中国地震台网正式测定，斐济群岛附近海域发生地震。"
     assert lead_places(chile) == {"智利"} and lead_places(fiji) == {"斐济"}
     assert place_conflict(chile, fiji, chile, fiji).startswith("places differ")
+    # a place in Taiwan words is the same place: 纽西兰, and OpenCC s2twp's 喀布林 for 喀布尔 (seed 486)
+    nz = "新西兰基督城发生6.3级地震。", "纽西兰基督城发生6.3级地震。"
+    assert lead_places(nz[0]) != lead_places(nz[1]) and place_conflict(*nz, *nz) is None
+    kabul = "清真寺爆炸。{}警察总监在内的至少40人死亡。"
+    a, b, c = kabul.format("喀布尔市"), kabul.format("喀布林市"), kabul.format("德黑兰市")
+    assert place_conflict(a, b, a, b) is None and place_conflict(a, c, a, c) is not None
     assert "北京" in lead_places("北京时间今晨，北京朝阳区一小区发生火灾")  # a place the lead names as well
     # nor do words rjieba tags as places that name none: every earthquake's 震源深度, a 城市
     assert lead_places("斐济发生地震，震源深度10千米") == {"斐济"} and lead_places("城市道路积水") == set()
@@ -570,6 +576,13 @@ def test_a_common_noun_swapped_under_one_headline_is_a_rewording():
         is not None
     market = "今日{}股份股价上涨，收于12.5元。{}股份称经营正常。"
     assert story_template_difference("股价上涨", market.format("宏达", "宏达"), "股价上涨", market.format("华为", "华为")) is not None
+    # a headline cut short is one with its whole only with its hook: 十字路口须礼 alone is too short (seed 503)
+    rule = ("通过没有交通信号灯控制也没有{0}指挥的交叉路口时，未停车瞭望是造成事故的主要原因。机动车通过没有交通信号灯"
+            "控制也没有{0}指挥的交叉路口，在进入路口前停车瞭望。")
+    assert story_template_difference("警示!十字路口须礼让 不然后果……", rule.format("交通警察"),
+                                     "警示!十字路口须礼…", rule.format("交通民警")) is None
+    assert story_template_difference("十字路口须礼让 不然后果……", rule.format("交通警察"),
+                                     "十字路口须礼…", rule.format("交通民警")) is not None
 
 
 def test_a_headline_cut_short_names_nothing_where_it_is_cut():

@@ -431,7 +431,26 @@ def test_two_cuts_of_one_report_dated_by_a_relative_day_are_one_event():
     teaser = spec("揭阳榕城区一老房子突然发生火灾", lead + rest + "阅读全文>>", when)
     cut = spec("揭阳榕城区一老房子突然发生火灾", lead + rest + "得知情况后，当地消防随即赶到现场展开救援。", when + timedelta(days=2))
     assert specifics_conflict(teaser, cut) is None
-    assert specifics_conflict(spec("老房子发生火灾", lead, when), spec("老房子发生火灾", lead, when + timedelta(days=2))) is not None
+    assert not copies_of_one_report(spec("老房子发生火灾", lead, when), spec("老房子发生火灾", lead, when + timedelta(days=2)))
+
+
+def test_a_relative_day_a_copy_kept_for_days_is_its_original_day():
+    """A copy published two days later keeps its original's 昨天 and the words after it: one
+    sentence of one report, not a fire two days later (fourth generator's never-read seeds 478,
+    480). Other words after it, a week between the two, or another relative day are two days."""
+    when = datetime(2014, 3, 31, 12, tzinfo=CST)
+    original = "城市晚报讯昨日15时许，位于仙台大街与湛江路交会处的吉林省食品药品检验所发生火灾。接到报警后，消防车赶到现场。"
+    copy = "城市晚报讯昨天15时许，位于仙台大街与湛江路交会处的吉林省食品药品检验所发生火灾。"
+    assert specifics_conflict(spec("长春一检验所发生火灾", original, when),
+                              spec("长春一检验所发生火灾", copy, when + timedelta(days=2))) is None
+    other_time = copy.replace("15时许", "19时许")
+    assert specifics_conflict(spec("长春一检验所发生火灾", original, when),
+                              spec("长春一检验所发生火灾", other_time, when + timedelta(days=2))) == \
+        "event dates differ: 2014-03-30 vs 2014-04-01"
+    assert specifics_conflict(spec("长春一检验所发生火灾", original, when),
+                              spec("长春一检验所发生火灾", copy, when + timedelta(days=5))) is not None
+    assert specifics_conflict(spec("长春一检验所发生火灾", original, when),
+                              spec("长春一检验所发生火灾", copy.replace("昨天", "前天"), when + timedelta(days=3))) is not None
 
 
 def test_relative_day_words_inside_other_words_are_no_dates():
