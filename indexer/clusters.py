@@ -26,6 +26,7 @@ with different paragraphs, and the embedding reads the opening.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Protocol
@@ -80,7 +81,7 @@ def assign(side: Side, candidates: list[Candidate], view: ClusterView, settings:
     """The cluster ``side`` joins: its strongest confirmed match whose cluster admits it, plus
     every other admitting cluster that may be merged with that one (see the module docstring)."""
     confirmed = [c for c in candidates if c.verdict is not None]
-    confirmed.sort(key=lambda c: (REASON_RANK[c.verdict.reason], c.verdict.score, c.article.is_canonical), reverse=True)
+    confirmed.sort(key=_strength, reverse=True)
     admitted: dict[str, Candidate] = {}  # cluster -> its strongest match, strongest cluster first
     refused: set[str] = set()
     compared = {c.article.id: c for c in candidates}  # a canonical compared already is not compared again
@@ -108,6 +109,16 @@ def assign(side: Side, candidates: list[Candidate], view: ClusterView, settings:
         for cid in group if cid != survivor
     ]
     return Assignment(admitted[primary], survivor, merges)
+
+
+def _strength(cand: Candidate) -> tuple:
+    """How strongly a match ties an article to its cluster: by reason, then score; a fragment
+    equally inside two texts (a teaser cut before the figures an edited report changed: one
+    containment to both, a fourth generator's never-read seed 508) by the event score, which reads
+    the whole of each text; then a cluster's canonical article before its other members."""
+    event = cand.evidence.event_score
+    return (REASON_RANK[cand.verdict.reason], cand.verdict.score, -math.inf if event is None else event,
+            cand.article.is_canonical)
 
 
 def _admits(side: Side, cand: Candidate, cluster_id: str, view: ClusterView, settings: Settings,

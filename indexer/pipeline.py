@@ -523,26 +523,37 @@ class Indexer:
         are not compared (``SETTLE_ON_COPY``): the article is a copy of the cluster's canonical
         (or of an exact copy in it), so the cluster admits it whatever the others say. They could
         only name another member as ``dup_of``, or rank this cluster above another that admits
-        the article too (a higher near score)."""
-        d = self.settings.decision
+        the article too (a higher near score): so when another cluster has a match too, the
+        skipped members are compared after all (a teaser cut before the figures an edited report
+        changed is a near copy of both; the original's canonical, a reworded copy, scored lower
+        than the edit, a fourth generator's never-read seed 508)."""
         clusters: dict[str, list[StoredArticle]] = {}
         for c in pool:
             clusters.setdefault(view.cluster_of(c), []).append(c)
-        cands = []
+        cands, skipped = [], []
         for cid, members in clusters.items():
             # exact-key members, then the canonical, then the rest (sort is stable)
             members.sort(key=lambda c: (c.content_key != side.text.content_key, c.id != cid))
-            for c in members:
-                known = pending_sides.get(c.id) or self._side_cache.get(c.id)
-                if self._cannot_match(side, c, known.shingles if known is not None else None):
+            for k, c in enumerate(members):
+                cand = self._judge(side, c, pending_sides)
+                if cand is None:
                     continue
-                ev = compare_sides(side, known or self._side_for(c), self.settings)
-                verdict = judge(ev, d, self.settings.simhash)
-                cands.append(Candidate(c, ev, verdict))
-                settled = verdict is not None and verdict.reason in COPY_REASONS
+                cands.append(cand)
+                settled = cand.verdict is not None and cand.verdict.reason in COPY_REASONS
                 if SETTLE_ON_COPY and settled and (c.id == cid or c.content_key == side.text.content_key):
+                    skipped += members[k + 1:]
                     break
+        if skipped and len({view.cluster_of(c.article) for c in cands if c.verdict is not None}) > 1:
+            cands += filter(None, (self._judge(side, c, pending_sides) for c in skipped))
         return cands
+
+    def _judge(self, side: Side, stored: StoredArticle, pending_sides: dict[str, Side]) -> Candidate | None:
+        """The evidence and verdict of one candidate, or None when none of the rules can accept it."""
+        known = pending_sides.get(stored.id) or self._side_cache.get(stored.id)
+        if self._cannot_match(side, stored, known.shingles if known is not None else None):
+            return None
+        ev = compare_sides(side, known or self._side_for(stored), self.settings)
+        return Candidate(stored, ev, judge(ev, self.settings.decision, self.settings.simhash))
 
     def _cannot_match(self, side: Side, stored: StoredArticle, stored_shingles: np.ndarray | None = None) -> bool:
         """Whether no rule of ``judge`` can accept this stored candidate, told from what its row
