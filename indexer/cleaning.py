@@ -43,8 +43,9 @@ from .html import has_closing_tags, html_to_text, is_whole_page, page_text
 # page's time stamp line (2019-12-19 16:33 来源:X) and the article's own headline opening its body
 # are not its story; hard wraps are read at the width they were typeset (…… before NFKC); 凡本网注明…
 # disclaimers and 全文请点击 stubs; a site's name ending in 资讯 after a headline (…_一点资讯). 18:
-# 最新消息： before a headline is a tag.
-CLEANING_VERSION = "clean18"
+# 最新消息： before a headline is a tag. 19: of the body's first lines that are the article's own
+# headline, the story follows the last (a page's <h1>, another story's teaser, then the headline again).
+CLEANING_VERSION = "clean19"
 
 _VOID_TAG = re.compile(r"<\s*(?:br|img|hr)\b[^<>]*>|<!--", re.I)
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
@@ -669,7 +670,9 @@ def story_under_own_headline(title: str, body: str) -> str:
     if len(headline) < OWN_HEADLINE_MIN_CHARS:
         return body
     lines = body.split("\n", OWN_HEADLINE_WITHIN_LINES + 1)
-    for at in range(min(len(lines) - 1, OWN_HEADLINE_WITHIN_LINES + 1)):
+    # The last such line: a page's <h1> may open the body and a digest's heading of the same
+    # headline follow another story's teaser (a fourth generator's never-read seed 599).
+    for at in reversed(range(min(len(lines) - 1, OWN_HEADLINE_WITHIN_LINES + 1))):
         line = lines[at].strip()
         bare = line.strip("【】〔〕[]")
         # as it is, or a headline's tags (〔热点〕…) or a site's name inside brackets (【…-东方网】) less;

@@ -715,6 +715,11 @@ def test_a_digests_teaser_of_another_story_is_not_the_articles_body():
     cut = "云南大理森林火灾明火扑灭过火面积约2..."  # the digest sets its headline with the site's name
     digest = clean_body(f"【早报】喜报！郑州片区一项探索获肯定\n河南自贸试验区又一工作获得高度肯定。\n【{cut}-东方网】\n{story}")
     assert story_under_own_headline(clean_title(cut + "-东方网"), digest) == clean_body(story)
+    # a saved page of the digest: its <h1> opens the body, and the story follows the heading after
+    # the teaser, not the <h1> (seed 599)
+    page = clean_body(f"{headline}\n【今日要闻】广州两公司美妆柜著作权纠纷二审改判\n经常采购美妆产品的人都知道，不同品牌的展示柜各有差异。\n"
+                      f"【{headline}】\n{story}")
+    assert story_under_own_headline(headline, page) == clean_body(story)
     # a short headline, the headline far down, or nothing after it: the body as it is
     for body in ("其他新闻\n" * 5 + f"{headline}\n{story}", story, f"另一条\n{headline}"):
         assert story_under_own_headline(headline, body) == body
