@@ -132,6 +132,7 @@ _DATE = re.compile(
 )
 # What joins a date to a second day of its month: 4月18日与19日, 3月5日至7日, 5月1日、2日.
 _DAY_AFTER_DATE = re.compile(r"[与和及至到、\-—~～]|以及")
+_NOT_A_WORD_CHARACTER = re.compile(r"\W+")  # spaces and punctuation, read past in a relative day's context
 _RELATIVE_DAYS = {"今天": 0, "今日": 0, "今晨": 0, "今早": 0, "今晚": 0, "昨天": -1, "昨日": -1,
                   "昨晚": -1, "昨夜": -1, "前天": -2, "前日": -2}
 _TIME_OF_DAY = r"(?:凌晨|清晨|早上|早晨|上午|中午|午间|下午|傍晚|晚上|晚间|夜间|夜里|深夜|\d{1,2}[时点]|[零一二三四五六七八九十]{1,3}[时点])"
@@ -142,7 +143,6 @@ _TIME_AFTER_DAY = re.compile(r"[晚早夜]|" + _TIME_OF_DAY)  # also 20号晚 an
 # 今天 and 今日 date an event only with the time of day after them (今天下午, 今日10时): alone they
 # open commentary and furniture ("今天，小编带大家关注……", "今日头条"), which copies do not share.
 # (前天津市副市长 is a former 天津 official; 今晚报 a newspaper)
-_NOT_A_WORD_CHARACTER = re.compile(r"\W+")
 _RELATIVE = re.compile(r"(?:今天|今日)(?=" + _TIME_OF_DAY + r")|今晨|今早|今晚(?!报(?![警道告案]))|昨天|昨日|昨晚|昨夜|前天(?!津)|前日")
 
 
@@ -316,7 +316,8 @@ def _dates_meet(lead: tuple[EventDate, ...], other: tuple[EventDate, ...], other
     """Some lead date is within the slack of a date the other report gives, or the other report
     writes the same date in the same words (3月10日 read in two years). A relative day (昨日,
     今晨) is its day: two trucks that overturned "昨天" in reports six days apart are two events (a
-    verbatim copy published days later is linked by the text layers, before any specifics)."""
+    verbatim copy published days later is linked by the text layers, before any specifics), but
+    for a copy that kept its original's sentence within a few days (``_one_relative_day``)."""
     return any(a.surface and a.surface not in _RELATIVE_DAYS and _says_the_same_words(a.surface, other_text) for a in lead) or any(
         _day_distance(a, b) <= DATE_SLACK_DAYS or _one_relative_day(a, b) for a in lead for b in other
     )
