@@ -32,6 +32,10 @@ def test_an_editions_date_at_the_end_of_a_headline_stays():
     assert clean_title("锡盟干线公路路况信息（2021年1月8日9时）").endswith("(2021年1月8日9时)")
     assert clean_title("福州中院一周回顾（5.14-5.18）").endswith("(5.14-5.18)")
     assert clean_title("小学生被灯灼伤（组图）(23:54:58)") == "小学生被灯灼伤"
+    # at the start too: two days' pieces of a daily series (never-read seed 667); a dateline is no edition
+    assert clean_title("（2月19日）申论范文：杜绝校园欺凌") != clean_title("（2月15日）申论范文：杜绝校园欺凌")
+    assert clean_title("【快讯】（2月19日）申论范文") == "(2月19日)申论范文"
+    assert clean_title("（新华社东京3月2日电）东京奥组委提名12名女性") == "东京奥组委提名12名女性"
 
 
 def test_a_part_or_an_exam_paper_at_the_end_of_a_headline_stays():
@@ -110,6 +114,20 @@ def test_what_counts_as_a_whole_page():
     assert clean_body("<NAV>首页 新闻</NAV>正文一段") == "正文一段"
     # a fragment is read whole, without the extraction a page gets
     assert page_text("<p>上海今日晴。</p><p>气温回升。</p>") == "上海今日晴。\n气温回升。"
+
+
+def test_a_short_items_page_is_read_as_its_item():
+    """A 90-character item on a page whose navigation is longer (a fifth generator's seed 12): read
+    whole, the page's 首页|新闻|…|评论 bar was the story."""
+    item = "1.支出增长将100%来自新技术。2.无线数据成通信行业最大的部门。3.平板手机将成移动增长引擎。"
+    nav = " | ".join(f"<a href='/{i}'>{w}</a>" for i, w in enumerate("首页 新闻 国内 国际 社会 财经 科技 娱乐 体育 图片 视频 评论".split()))
+    page = (f"<!DOCTYPE html><html><head><title>IDC：全球科技预测_荆楚网</title></head><body><div class='nav'>{nav}</div>"
+            f"<div class='main'><h1>IDC：全球科技预测</h1><div class='article'><p>{item}</p></div></div>"
+            "<div class='sidebar'><h3>热门推荐</h3><ul><li>24小时热点排行</li><li>视频精选</li></ul></div>"
+            "<div class='footer'>关于我们 | 联系我们 | 版权声明</div></body></html>")
+    text = page_text(page)
+    assert item in text and "首页" not in text and "热门推荐" not in text
+    assert clean_body(page).endswith(item)
 
 
 def test_a_page_without_main_content_is_read_as_its_visible_text():
@@ -724,6 +742,11 @@ def test_a_digests_teaser_of_another_story_is_not_the_articles_body():
     for body in ("其他新闻\n" * 5 + f"{headline}\n{story}", story, f"另一条\n{headline}"):
         assert story_under_own_headline(headline, body) == body
     assert story_under_own_headline("车祸", f"另一条\n车祸\n{story}") == f"另一条\n车祸\n{story}"
+    # the headline repeated under a short story, before the page's closing lines: the story is
+    # what comes before it (a fifth generator's seeds 2, 10, where only the 特别声明 was left)
+    closing = "如有关于作品内容、版权或其它问题请于作品发表后的30日内与新浪看点联系。"
+    short = f"{story}\n{headline}\n{closing}"
+    assert story_under_own_headline(headline, short) == short
 
 
 def test_a_saved_pages_headline_and_time_stamp_are_not_its_story():

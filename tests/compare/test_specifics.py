@@ -451,6 +451,29 @@ def test_a_relative_day_a_copy_kept_for_days_is_its_original_day():
                               spec("长春一检验所发生火灾", copy, when + timedelta(days=5))) is not None
     assert specifics_conflict(spec("长春一检验所发生火灾", original, when),
                               spec("长春一检验所发生火灾", copy.replace("昨天", "前天"), when + timedelta(days=3))) is not None
+    # a rewording copy swaps a word after it and keeps its figures (never-read seed 670)
+    reworded = copy.replace("位于", "地处")
+    assert specifics_conflict(spec("长春一检验所发生火灾", original, when),
+                              spec("长春一检验所发生火灾", reworded, when + timedelta(days=2))) is None
+    assert specifics_conflict(spec("长春一检验所发生火灾", original, when),
+                              spec("长春一检验所发生火灾", reworded.replace("15时许", "19时许"), when + timedelta(days=2))) is not None
+
+
+def test_a_teaser_says_nothing_of_the_places_after_its_cut():
+    """A teaser cut after the sentence naming 切布克镇, against a copy that dropped that sentence
+    and ends with a paragraph on 阿布贾的客运车站: the copy's place comes later than the teaser runs
+    (a fourth generator's never-read seed 658). A teaser whose own length holds the other's
+    place, and any text not cut short, still conflicts."""
+    when = datetime(2014, 4, 16, 9, tzinfo=CST)
+    lead = "尼日利亚警方15日证实，尼东北部博尔诺州一所女子学校14日晚遭武装分子袭击，100余名学生被劫持。"
+    teaser = spec("武装人员袭击尼日利亚中学", lead + "该州切布克镇女子寄宿学校14日晚遭武装人员袭击。警方正在调查。……", when)
+    tail = "“博科圣地”还被警方怀疑策划实施14日发生在尼首都阿布贾的客运车站爆炸袭击事件，这起袭击造成70余人丧生。"
+    copy = spec("武装人员袭击尼日利亚中学", lead + "警方正在对袭击事件展开调查，将全力解救遭劫持的学生。目前尚无任何组织宣称负责。" + tail, when)
+    assert specifics_conflict(teaser, copy) is None and specifics_conflict(copy, teaser) is None
+    whole = spec("武装人员袭击尼日利亚中学", lead + "该州切布克镇女子寄宿学校14日晚遭武装人员袭击。警方正在调查。", when)
+    assert specifics_conflict(whole, copy) == "places differ: 布克镇 vs 客运车站"
+    early = spec("武装人员袭击尼日利亚中学", lead + tail, when)
+    assert specifics_conflict(teaser, early) is not None
 
 
 def test_relative_day_words_inside_other_words_are_no_dates():
