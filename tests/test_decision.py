@@ -1230,3 +1230,17 @@ def test_a_percentage_in_words_is_its_figure():
     assert percents_in_figures(words) == figures
     assert story_template_difference(title, words, title, figures) is None
     assert story_template_difference(title, words, title, figures.replace("39%", "29%")).startswith("number differs")
+
+
+
+def test_a_figure_scaled_by_wan_is_its_figure_in_digits():
+    """1609.2万千瓦 and 16092000千瓦 are one figure (a fifth generator's never-read seeds 42, 43,
+    refused as a substituted number); 1609.2万 against 26092000 is not."""
+    from indexer.compare.specifics import scaled_figures_in_digits
+
+    title = "江西电网直调发电创新高"
+    scaled = "2月14日，江西电网直调发电最高1609.2万千瓦，同比增加12%，创历史新高。全省机组均满发运行。"
+    digits = scaled.replace("1609.2万", "16092000")
+    assert scaled_figures_in_digits(scaled) == digits and scaled_figures_in_digits("1.8万人, 3亿元") == "18000人, 300000000元"
+    assert story_template_difference(title, scaled, title, digits) is None
+    assert story_template_difference(title, scaled, title, digits.replace("16092000", "26092000")).startswith("number differs")

@@ -37,7 +37,7 @@ from ..settings import DecisionSettings, SimhashSettings
 from .specifics import (
     ANONYMISED, CITY_NAMES, COUNTY_NAMES, COUNTY_PARENTS, FINE_ENDINGS, MAJOR_PLACE_NAMES, PROVINCE_NAMES, chinese_number,
     counties_in_full, deciding_figures, describes_place, is_given_name, listed_with_people, opening_figure,
-    percents_in_figures, without_thousands_separators,
+    percents_in_figures, scaled_figures_in_digits, without_thousands_separators,
 )
 from .synonyms import are_synonyms
 
@@ -406,8 +406,8 @@ def _substitution(
 
 def _house_style_folded(text: str) -> str:
     """``text`` with regional words as their mainland synonyms, figures without thousands
-    separators and percentages in figures."""
-    return fold_regional_words(percents_in_figures(without_thousands_separators(text)))
+    separators or 万 and 亿, and percentages in figures."""
+    return fold_regional_words(scaled_figures_in_digits(percents_in_figures(without_thousands_separators(text))))
 
 
 def _word_substitution(
