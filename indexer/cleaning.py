@@ -54,7 +54,8 @@ _VOID_TAG = re.compile(r"<\s*(?:br|img|hr)\b[^<>]*>|<!--", re.I)
 _HTML_HINT = re.compile(r"<\s*(?:p|div|br|span|a|img|html|body|script|style|section|article|h[1-6]|li|ul|table|tr|td|strong|em|b|i|font|center|iframe|meta|!--)[\s>/]", re.I)
 
 # 【快讯】 〔关注〕 [视频] （图） 「独家」 ... at the start or end of a title, and any 【…】 anywhere.
-_LEADING_TAG = re.compile(r"^\s*(?:[【〔［\[〖「『(（<][^】〕］\]〗」』)）>]{1,12}[】〕］\]〗」』)）>]\s*)+")
+_OPENING_TAG = r"\s*[【〔［\[〖「『(（<][^】〕］\]〗」』)）>]{1,12}[】〕］\]〗」』)）>]\s*"
+_LEADING_TAG = re.compile(f"^(?:{_OPENING_TAG})+")
 _TRAILING_TAG = re.compile(r"(?:\s*[【〔［\[〖(（][^】〕］\]〗)）]{1,12}[】〕］\]〗)）])+\s*$")
 _ANY_LENTICULAR = re.compile(r"【[^】]{1,12}】")
 # 突发！ 重磅： 快讯| 独家丨 ... words a re-poster puts in front of a headline.
@@ -459,7 +460,7 @@ def _strip_trailing_tag(match: re.Match) -> str:
 
 # So does one at its start, （2月19日）申论范文：… against （2月15日）…: two days' pieces of a daily
 # series (a fourth generator's never-read seed 667), not a dateline's 日电.
-_ONE_LEADING_TAG = re.compile(r"\s*[【〔［\[〖「『(（<][^】〕］\]〗」』)）>]{1,12}[】〕］\]〗」』)）>]\s*")
+_ONE_LEADING_TAG = re.compile(_OPENING_TAG)
 
 
 def _strip_leading_tags(match: re.Match) -> str:

@@ -58,7 +58,6 @@ RELATIVE_CONTEXT_CHARS = 12
 # this share of their characters (a difflib ratio): a rewording copy swaps a word or two (位于 for
 # 地处), a templated report its figures or more of its words.
 RELATIVE_CONTEXT_ALIKE = 0.8
-_DIGITS = re.compile(r"[0-9零〇一二两三四五六七八九十百千万]+")
 # How far after the publish day a date without a year (3月15日) or month (15日) may still be read.
 MONTH_DAY_AHEAD_DAYS = 90
 DAY_AHEAD_DAYS = 7
@@ -73,6 +72,7 @@ _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四":
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 _CN_BIG = {"万": 10_000, "亿": 100_000_000}
 _NUM = r"(?:\d+(?:\.\d+)?[万亿]?|[零〇一二两三四五六七八九十百千万亿]+)"
+_NUMBER = re.compile(_NUM)
 
 
 def chinese_number(text: str) -> float | None:
@@ -344,7 +344,7 @@ def _same_sentence_after(a: str, b: str) -> bool:
     """Two relative days' contexts are one sentence's: the same, or with the same figures and a
     word or two swapped (昨日15时许，位于仙台大街… against a rewording copy's 昨日15时许，地处仙台大街…:
     a fourth generator's never-read seed 670)."""
-    return a == b or (_DIGITS.findall(a) == _DIGITS.findall(b)
+    return a == b or (_NUMBER.findall(a) == _NUMBER.findall(b)
                       and SequenceMatcher(None, a, b, autojunk=False).ratio() >= RELATIVE_CONTEXT_ALIKE)
 
 
